@@ -1,0 +1,13 @@
+"""The self-attention explainer's computation: a pure-numpy core (core.py) and model access (model.py)."""
+
+from .core import (MASKED, AttentionInputError, AttentionSteps, HeadWeights, attention, attention_rollout,
+                   causal_mask, identity_projection, layer_norm, learned_projection, merge_heads, multi_head,
+                   padding_mask, project, random_projection, random_weights, raw_scores, row_entropy, run_steps,
+                   scale_scores, softmax, split_heads, weighted_sum)
+
+__all__ = [
+    "MASKED", "AttentionInputError", "AttentionSteps", "HeadWeights", "attention", "attention_rollout",
+    "causal_mask", "identity_projection", "layer_norm", "learned_projection", "merge_heads", "multi_head",
+    "padding_mask", "project", "random_projection", "random_weights", "raw_scores", "row_entropy",
+    "run_steps", "scale_scores", "softmax", "split_heads", "weighted_sum",
+]
