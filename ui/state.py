@@ -1,0 +1,227 @@
+"""Shared state and all caching, in one place.
+
+app.py draws the sidebar once per rerun (sidebar_ui) and every page calls current_view() to get the
+same sentence, projection and selected token, already computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from attention import core
+from attention.model import (DEFAULT_MODEL, AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
+                             resolve_model_name)
+
+from .text import md
+
+DEFAULT_SENTENCE = "I am good."
+MODES = {
+    "learned": "The model's learned W_Q, W_K, W_V",
+    "random": "Seeded random projections",
+    "identity": "Identity: Q = K = V = embeddings",
+}
+D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
+MAX_SENTENCE_CHARS = 10_000
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _load_model(name: str) -> AttentionModel:
+    return AttentionModel(name)
+
+
+def get_model(name: str | None = None) -> AttentionModel:
+    """The model, loaded once per process and shared by every session."""
+    name = resolve_model_name(name)
+    with st.spinner(f"Loading the model ({md(name)}) — the first time takes about 10 seconds…"):
+        return _load_model(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
+    return _load_model(model_name).analyze(sentence)
+
+
+def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
+    """One model pass per sentence, cached for every page and projection (bounded: a demo has ~700 MB)."""
+    name = resolve_model_name(model_name)
+    get_model(name)
+    return _analyze(sentence, name)
+
+
+@dataclass(frozen=True)
+class Settings:
+    sentence: str
+    mode: str
+    d_k: int
+    seed: int
+    layer: int
+    head: int
+    show_special: bool
+    token: int            # position among the shown tokens
+    teaching: bool
+    model_name: str
+
+
+def _clean_sentence(text: str) -> str:
+    return (text or "")[:MAX_SENTENCE_CHARS]
+
+
+def sidebar_ui() -> Settings:
+    """The one sidebar every page shares; every value lives in the URL so a link reopens the view."""
+    side = st.sidebar
+    side.header("Your sentence")
+    sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
+                              max_chars=MAX_SENTENCE_CHARS, height=90,
+                              help="Any text; it is split into the model's word pieces.")
+    side.header("How Q, K and V are made")
+    mode = side.radio("Projection", list(MODES), format_func=MODES.get, key="mode", bind="query-params")
+    d_k, seed, layer, head = 32, 0, 0, 0
+    if mode == "random":
+        d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
+                                 bind="query-params")
+        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params"))
+    if mode in ("learned",):
+        columns = side.columns(2)
+        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params")
+        head = columns[1].selectbox("Head", list(range(12)), key="head", bind="query-params")
+    show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
+                                 help="The special tokens the model adds around every sentence. "
+                                      "Real heads often park attention on them.")
+    tokens = _shown_tokens_for_sidebar(sentence, show_special)
+    token = 0
+    if tokens:
+        token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
+                               format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params")
+    side.header("Display")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    with side.expander("Model"):
+        model_name = st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="",
+                                   key="model")
+    return Settings(sentence=_clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
+                    head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
+                    model_name=model_name.strip())
+
+
+def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
+    if not (sentence or "").strip():
+        return []
+    try:
+        model = get_model(st.session_state.get("model") or None)
+    except ModelLoadError:
+        return []
+    encoded = model.tokenizer(_clean_sentence(sentence), truncation=True, max_length=model.max_length)
+    tokens = model.tokenizer.convert_ids_to_tokens(encoded["input_ids"])
+    special = set(model.tokenizer.all_special_tokens)
+    return [t for t in tokens if show_special or t not in special]
+
+
+def settings() -> Settings:
+    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, 0, False, 0,
+                                                         False, "")
+
+
+@dataclass(frozen=True)
+class View:
+    """What a step page needs: the shown tokens, their embeddings, and the four steps computed on them."""
+
+    settings: Settings
+    model: AttentionModel
+    analysis: SentenceAnalysis
+    shown: np.ndarray        # indices into analysis.tokens
+    tokens: list[str]
+    x: np.ndarray            # [n, d_model] the embeddings the projections start from
+    steps: core.AttentionSteps
+    parity: float | None     # max |our weights - the model's|, learned mode only
+
+    @property
+    def token(self) -> int:
+        return min(self.settings.token, len(self.tokens) - 1)
+
+    @property
+    def token_label(self) -> str:
+        return self.tokens[self.token]
+
+    @property
+    def code(self) -> str:
+        """Short tag for titles and filenames: L0H3, random dk32 s0, identity."""
+        s = self.settings
+        if s.mode == "learned":
+            return f"L{s.layer}H{s.head}"
+        if s.mode == "random":
+            return f"random-dk{s.d_k}-s{s.seed}"
+        return "identity"
+
+    @property
+    def label(self) -> str:
+        s = self.settings
+        if s.mode == "learned":
+            return f"learned weights, layer {s.layer} head {s.head}"
+        if s.mode == "random":
+            return f"random projections, d_k={s.d_k}, seed {s.seed}"
+        return "identity (Q = K = V = X)"
+
+
+def steps_for(model: AttentionModel, analysis: SentenceAnalysis, shown: np.ndarray, mode: str, d_k: int, seed: int,
+              layer: int, head: int, **kwargs):
+    """The embeddings X for the chosen mode and the four steps on the shown tokens."""
+    if mode == "learned":
+        x = analysis.hidden_states[layer][shown].astype(np.float64)
+        q, k, v = core.learned_projection(x, model.head_weights(layer, head))
+    else:
+        x = analysis.token_embeddings[shown].astype(np.float64)
+        q, k, v = core.random_projection(x, d_k, seed) if mode == "random" else core.identity_projection(x)
+    return x, core.run_steps(q, k, v, **kwargs)
+
+
+def model_parity(model: AttentionModel, analysis: SentenceAnalysis, layer: int, head: int) -> float:
+    """Max |core weights - model's attention| on the full sequence, the model's own input."""
+    x = analysis.hidden_states[layer].astype(np.float64)
+    weights = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head))).weights
+    return float(np.abs(weights - analysis.attentions[layer, head]).max())
+
+
+def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
+    """The model and the sentence's model pass, or a clear message and a stop."""
+    try:
+        model = get_model(s.model_name or None)
+    except ModelLoadError as error:
+        st.error(f"**The model could not be loaded.** {md(str(error))}")
+        st.stop()
+    if not s.sentence.strip():
+        st.info("Type a sentence in the sidebar to begin (for example: I am good.).")
+        st.stop()
+    try:
+        analysis = analyze(s.sentence, s.model_name or None)
+    except SentenceError as error:
+        st.info(md(str(error)))
+        st.stop()
+    if analysis.truncated:
+        st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
+                   f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
+                   f"are used.")
+    return model, analysis
+
+
+def current_view() -> View:
+    s = settings()
+    model, analysis = load_analysis(s)
+    shown = np.arange(analysis.n_tokens) if s.show_special else np.flatnonzero(~analysis.is_special)
+    x, steps = steps_for(model, analysis, shown, s.mode, s.d_k, s.seed, s.layer, s.head)
+    parity = model_parity(model, analysis, s.layer, s.head) if s.mode == "learned" else None
+    return View(settings=s, model=model, analysis=analysis, shown=shown,
+                tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity)
+
+
+def parity_badge(view: View) -> None:
+    if view.parity is None:
+        return
+    ok = view.parity <= 1e-5
+    text = (f"{'✅' if ok else '⚠️'} Matches the model: our numpy weights differ from the model's own attention "
+            f"(layer {view.settings.layer}, head {view.settings.head}) by at most {view.parity:.1e}.")
+    if not view.settings.show_special:
+        text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
+                 "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
+    (st.success if ok else st.warning)(text)

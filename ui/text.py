@@ -1,0 +1,34 @@
+"""Turning user-typed text and numbers into safe, readable page text."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
+
+
+def md(text: str) -> str:
+    """User text for st.markdown: every Markdown/LaTeX/HTML metacharacter shown as itself."""
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf") and c not in "\n" else c for c in str(text))
+    return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", " ")
+
+
+def quote(token: str) -> str:
+    """A token inside a sentence of page text: “token”, escaped."""
+    return f"“{md(token)}”"
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+
+
+def shorten(text: str, limit: int = 48) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def slug(text: str, limit: int = 32) -> str:
+    """A filename-safe piece: ascii letters, digits and dashes only."""
+    ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-") or "sentence"
