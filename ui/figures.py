@@ -37,12 +37,13 @@ def axis_labels(tokens) -> list[str]:
     return labels
 
 
-def _layout(fig: go.Figure, title: str, teaching: bool, height: int | None = None) -> go.Figure:
+def _layout(fig: go.Figure, title: str, teaching: bool, height: int | None = None, top_axis: bool = False) -> go.Figure:
     size = 18 if teaching else 13
     fig.update_layout(
-        title={"text": html.escape(title, quote=False), "font": {"size": size + 4}, "x": 0.0, "xanchor": "left"},
+        title={"text": html.escape(title, quote=False), "font": {"size": size + 4}, "x": 0.0, "xanchor": "left",
+               "y": 0.99, "yanchor": "top", "yref": "container"},
         font={"size": size},
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        margin={"l": 10, "r": 10, "t": 110 if top_axis else 60, "b": 10},
         height=height,
         template="plotly_white",
     )
@@ -84,7 +85,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     side = max(matrix.shape[0], 3)
     height = int(min(900, 140 + side * (42 if teaching else 32))) if col_tokens is not None else \
         int(min(700, 140 + side * 26))
-    return _layout(fig, title, teaching, height)
+    return _layout(fig, title, teaching, height, top_axis=True)
 
 
 def row_bars(values, tokens, title: str, teaching: bool = False, percent: bool = True, highlight: int | None = None):
@@ -147,7 +148,7 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
         layer, head = highlight
         fig.add_shape(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5,
                       line={"color": HIGHLIGHT, "width": 3})
-    return _layout(fig, title, teaching, 120 + 48 * n_layers)
+    return _layout(fig, title, teaching, 150 + 48 * n_layers, top_axis=True)
 
 
 def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teaching: bool = False):
@@ -176,7 +177,7 @@ def similarity_map(matrix, labels, title: str, teaching: bool = False):
                                colorbar={"thickness": 12, "title": {"text": "distance"}}))
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")
-    return _layout(fig, title, teaching, 520)
+    return _layout(fig, title, teaching, 520, top_axis=True)
 
 
 def download_config(filename: str, teaching: bool = False) -> dict:
