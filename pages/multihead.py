@@ -1,2 +1,90 @@
+import numpy as np
 import streamlit as st
-st.title("Coming soon")
+
+from attention import core
+from attention.heads import describe_heads, head_distances
+from ui import figures
+from ui.state import load_analysis, settings
+from ui.text import md, pct
+
+st.title("Multi-head attention: 12 heads look in 12 ways")
+s = settings()
+model, analysis = load_analysis(s)
+teaching = s.teaching
+layer = st.selectbox("Layer", range(model.n_layers), index=s.layer, key="mh_layer",
+                     help="Every layer of the model has its own 12 heads.")
+tokens = analysis.tokens
+st.markdown(
+    "One attention head can follow only one kind of relation at a time. A transformer therefore runs "
+    f"**{model.n_heads} heads side by side**, each with its own W_Q, W_K, W_V of size "
+    f"{model.d_model}×{model.d_head}. Each head does the four steps on its own, the {model.n_heads} outputs of "
+    f"{model.d_head} numbers are glued together into one vector of {model.d_model}, and a learned matrix W_O "
+    "mixes them. This page uses the full sequence, [CLS] and [SEP] included, exactly as the model does."
+)
+st.latex(r"\text{head}_h = \operatorname{softmax}\!\left(\frac{XW_Q^{h}(XW_K^{h})^{\top}}{\sqrt{d_k}}\right)XW_V^{h}"
+         r"\qquad \text{MultiHead}(X) = [\text{head}_1;\dots;\text{head}_{12}]\,W_O")
+
+w = model.layer_weights(layer)
+x = analysis.hidden_states[layer].astype(np.float64)
+heads, concat = core.multi_head(x, w["w_q"], w["b_q"], w["w_k"], w["b_k"], w["w_v"], w["b_v"], model.n_heads)
+weights = np.stack([h.weights for h in heads])
+projected = core.project(concat, w["w_o"], w["b_o"])
+block = core.layer_norm(projected + x, w["ln_gamma"], w["ln_beta"], w["ln_eps"])
+weights_gap = float(np.abs(weights - analysis.attentions[layer]).max())
+block_gap = float(np.abs(block - analysis.attention_outputs[layer]).max())
+ok = weights_gap <= 1e-5
+(st.success if ok else st.warning)(
+    f"{'✅' if ok else '⚠️'} Parity with the model, layer {layer}: the 12 heads' weights differ from the model's "
+    f"own by at most {weights_gap:.1e}; the whole attention block's output (heads → concat → W_O → "
+    f"+ residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
+
+labels = describe_heads(weights, tokens, analysis.is_special)
+titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]
+figures.show(figures.small_multiples(list(weights), tokens, titles,
+                                     f"Layer {layer}: attention weights of all 12 heads · “{s.sentence[:40]}”",
+                                     teaching=teaching),
+             figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
+
+st.subheader("What the heads do on this sentence")
+counts: dict[str, list[int]] = {}
+for h, (name, _) in enumerate(labels):
+    counts.setdefault(name, []).append(h)
+st.markdown(
+    "Detected from the numbers above: a head is labelled with the target that gets at least 40% of its "
+    "attention on average (otherwise “spread out”). " +
+    "; ".join(f"**{md(name)}**: heads {', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
+    "Heads that park most of their attention on [SEP] or [CLS] are common in BERT-style models: it is how a "
+    "head “does nothing” when its pattern does not apply."
+)
+
+st.subheader("Which heads attend alike?")
+distances = head_distances(weights)
+off = distances + np.eye(len(distances)) * 9
+a, b = np.unravel_index(np.argmin(off), off.shape)
+far_a, far_b = np.unravel_index(np.argmax(distances), distances.shape)
+left, right = st.columns([1.3, 1])
+with left:
+    figures.show(figures.similarity_map(distances, [f"H{h}" for h in range(len(heads))],
+                                        f"Layer {layer}: distance between heads' attention", teaching=teaching),
+                 figures.figure_filename("multihead_similarity", s.sentence, f"L{layer}"), teaching)
+with right:
+    st.markdown(
+        "Each cell is the average, over the tokens, of how much two heads' attention rows differ "
+        "(total-variation distance: 0 = the same, 1 = no overlap). Bright (yellow) squares mark *families* of heads "
+        f"that look at the same places. The most alike here: **H{a} and H{b}** ({distances[a, b]:.2f}); "
+        f"the most different: **H{far_a} and H{far_b}** ({distances[far_a, far_b]:.2f})."
+    )
+
+st.subheader("From 12 head outputs to one vector per token")
+st.markdown(
+    f"Each head's output has {model.d_head} numbers per token; side by side they make the "
+    f"{model.d_model}-number concatenation (the columns below come in blocks of {model.d_head}, one per head). "
+    "W_O then mixes the heads, the input is added back (the residual connection) and LayerNorm rescales."
+)
+tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's next step gets this)"])
+for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
+    with tab:
+        figures.show(figures.matrix_heatmap(matrix, tokens, None, f"Layer {layer} · {name}", kind="vectors",
+                                            teaching=teaching, x_title="dimension", y_title="token"),
+                     figures.figure_filename(f"multihead_{name}", s.sentence, f"L{layer}"), teaching,
+                     key=f"mh-{name}")

@@ -1,2 +1,80 @@
+import numpy as np
 import streamlit as st
-st.title("Coming soon")
+
+from attention import core
+from attention.whatif import effect, naive_softmax, variants
+from ui import figures
+from ui.state import current_view, parity_badge, steps_for
+from ui.text import pct, quote
+
+st.title("What-if lab: change one thing, watch every step")
+view = current_view()
+tokens, i, teaching = view.tokens, view.token, view.settings.teaching
+s = view.settings
+st.markdown(
+    f"Your sentence with Q, K, V from *{view.label}*. Each variant below changes **one** thing in the "
+    "computation; the table measures what it does to every row, and the heatmaps compare it with the normal "
+    "computation."
+)
+parity_badge(view)
+temperature = st.slider("Temperature (divides the scores before softmax; 1 = normal)", 0.1, 10.0, 2.0, 0.1,
+                        key="lab_temperature")
+other_mode = "identity" if s.mode != "identity" else "learned"
+_, other = steps_for(view.model, view.analysis, view.shown, other_mode, s.d_k, s.seed, s.layer, s.head)
+runs = variants(view.steps.q, view.steps.k, view.steps.v, temperature=temperature,
+                other_qkv=(other.q, other.k, other.v))
+names = list(runs)
+labels = {name: name for name in names}
+labels["other projection"] = f"{other_mode} projection instead"
+normal = runs["normal"]
+table = [{"variant": labels[name], **{k: round(v, 4) for k, v in effect(run, normal).items()}}
+         for name, run in runs.items()]
+st.dataframe(table, hide_index=True)
+st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
+           f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
+           "Output distance: the average length of (new output − normal output) per token.")
+
+choice = st.radio("Compare with normal", names[1:], format_func=labels.get, horizontal=True, key="lab_variant")
+run = runs[choice]
+left, right = st.columns(2)
+for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
+    with column:
+        figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
+                                            figures.figure_title(f"Weights · {name}", s.sentence, view.code),
+                                            kind="weights", highlight_row=i, teaching=teaching),
+                     figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
+                     key=f"lab-w-{name}")
+        figures.show(figures.matrix_heatmap(steps.output, tokens, None,
+                                            figures.figure_title(f"Output · {name}", s.sentence, view.code),
+                                            kind="vectors", highlight_row=i, teaching=teaching,
+                                            x_title="dimension", y_title="token"),
+                     figures.figure_filename(f"whatif_out_{name}", s.sentence, view.code), teaching,
+                     key=f"lab-o-{name}")
+
+e_normal, e_run = effect(normal, normal), effect(run, normal)
+explain = {
+    "no √d_k scaling": "Without dividing by √d_k the scores are larger, so softmax is more peaked: entropy "
+                       f"goes from {e_normal['mean entropy (bits)']:.2f} to {e_run['mean entropy (bits)']:.2f} "
+                       "bits.",
+    "causal (decoder) mask": "A decoder (like GPT) may not look ahead: everything above the diagonal is set to "
+                             "−∞ before softmax, so the first token can only attend to itself "
+                             f"({pct(run.weights[0, 0])}).",
+    "uniform weights": "If every weight were 1/n, every token's output would be the same: the plain average of "
+                       "the value vectors. The largest difference between any output row and mean(V) is "
+                       f"{np.abs(run.output - normal.v.mean(0)).max():.1e} — context would carry no information "
+                       "about which token is asking.",
+    "scores × 1000": "Huge scores make softmax all-or-nothing (mean max weight "
+                     f"{e_run['mean max weight']:.3f}). Computed naively, e^score overflows: "
+                     f"{int((~np.isfinite(naive_softmax(run.scaled))).sum())} of {run.scaled.size} weights would be "
+                     "NaN or ∞. Subtracting each row's maximum first (our softmax does) keeps them finite: "
+                     f"{int(np.isfinite(run.weights).sum())} of {run.weights.size} are.",
+    "other projection": f"The same sentence with the {other_mode} projection: a different way of making Q and K "
+                        f"gives a different pattern (output distance {e_run['output distance from normal']:.2f}).",
+}
+explain[f"temperature × {temperature:g}"] = (
+    f"Dividing scores by {temperature:g} {'flattens' if temperature > 1 else 'sharpens'} every row: entropy "
+    f"{e_normal['mean entropy (bits)']:.2f} → {e_run['mean entropy (bits)']:.2f} bits, mean max weight "
+    f"{e_normal['mean max weight']:.2f} → {e_run['mean max weight']:.2f}.")
+explain["scores × 1000"] = explain.pop("scores × 1000")
+st.markdown(explain.get(choice, "") + f" For {quote(view.token_label)}: the largest weight is "
+            f"{pct(normal.weights[i].max())} normally and {pct(run.weights[i].max())} here.")
