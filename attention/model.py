@@ -7,6 +7,7 @@ This is the only module that imports torch; everything it hands back is numpy. R
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -98,6 +99,8 @@ class AttentionModel:
                 f"(such as the bundled all-MiniLM-L6-v2)."
             )
         self._bert.eval()
+        # One model serves every session: forward hooks and the Rust tokenizer must not be shared mid-pass.
+        self._lock = threading.Lock()
         self.tokenizer = self._st.tokenizer
         config = self._bert.config
         self.n_layers = config.num_hidden_layers
@@ -148,10 +151,20 @@ class AttentionModel:
 
     def analyze(self, sentence: str) -> SentenceAnalysis:
         """Tokenize, run the model once, and keep everything every page needs."""
-        import torch
-
         if not isinstance(sentence, str) or not sentence.strip():
             raise SentenceError("The sentence is empty: type a few words.")
+        with self._lock:
+            return self._analyze_locked(sentence)
+
+    def tokenize(self, sentence: str) -> list[str]:
+        """The tokens the model will see (truncated like analyze), specials included."""
+        with self._lock:
+            ids = self.tokenizer(sentence, truncation=True, max_length=self.max_length)["input_ids"]
+            return self.tokenizer.convert_ids_to_tokens(ids)
+
+    def _analyze_locked(self, sentence: str) -> SentenceAnalysis:
+        import torch
+
         full = self.tokenizer(sentence, add_special_tokens=True)
         n_before = len(full["input_ids"])
         encoded = self.tokenizer(sentence, add_special_tokens=True, truncation=True,

@@ -12,15 +12,10 @@ PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py", "pa
 ODD = ["", "Hello", " ".join(["word"] * 300), "猫が好き 🙂🐶 emoji", "<script>alert(1)</script> **bold** $x$ `c`"]
 
 
-def run_app(page=None, sentence=None, **widgets):
+def run_app(page=None, sentence=None):
     at = AppTest.from_file(str(APP), default_timeout=120)
-    at.run()
     if sentence is not None:
-        at.sidebar.text_area(key="sentence").set_value(sentence)
-    for key, value in widgets.items():
-        widget = next(w for kind in ("radio", "selectbox", "checkbox", "select_slider", "toggle")
-                      for w in at.sidebar.get(kind) if getattr(w, "key", None) == key)
-        widget.set_value(value)
+        at.session_state["sentence"] = sentence
     at.run()
     if page:
         at.switch_page(page)

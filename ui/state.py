@@ -112,8 +112,7 @@ def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
         model = get_model(st.session_state.get("model") or None)
     except ModelLoadError:
         return []
-    encoded = model.tokenizer(_clean_sentence(sentence), truncation=True, max_length=model.max_length)
-    tokens = model.tokenizer.convert_ids_to_tokens(encoded["input_ids"])
+    tokens = model.tokenize(_clean_sentence(sentence))
     special = set(model.tokenizer.all_special_tokens)
     return [t for t in tokens if show_special or t not in special]
 

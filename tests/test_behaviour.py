@@ -1,0 +1,198 @@
+"""What the pages compute and show: widgets change the numbers, odd inputs get clear messages, hostile text stays text."""
+
+import json
+import socket
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from attention import core
+from attention.whatif import effect, variants
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+
+
+def app(page=None, sentence=None, **session):
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in session.items():
+        at.session_state[key] = value
+    if sentence is not None:
+        at.session_state["sentence"] = sentence
+    at.run()
+    if page:
+        at.switch_page(page)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def figure_z(at, index=0):
+    spec = json.loads(at.get("plotly_chart")[index].proto.spec)
+    z = spec["data"][0]["z"]
+    if isinstance(z, dict):  # plotly's compact binary encoding
+        import base64
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape([int(d) for d in str(z["shape"]).split(",")])
+    return np.array(z)
+
+
+def all_text(at):
+    parts = [e.value for kind in ("markdown", "caption", "info", "success", "warning", "error")
+             for e in at.get(kind)]
+    return "\n".join(str(p) for p in parts)
+
+
+def test_layer_and_head_change_the_numbers():
+    base = figure_z(app("pages/step3_softmax.py"))
+    other_head = figure_z(app("pages/step3_softmax.py", head=5))
+    other_layer = figure_z(app("pages/step3_softmax.py", layer=3))
+    assert base.shape == other_head.shape == (4, 4)
+    assert not np.allclose(base, other_head) and not np.allclose(base, other_layer)
+    np.testing.assert_allclose(base.sum(1), 1, atol=1e-5)
+
+
+def test_modes_and_special_tokens_change_the_view():
+    learned = figure_z(app("pages/step3_softmax.py"))
+    identity = figure_z(app("pages/step3_softmax.py", mode="identity"))
+    special = figure_z(app("pages/step3_softmax.py", special=True))
+    assert special.shape == (6, 6) and identity.shape == (4, 4)
+    assert np.all(np.argmax(identity, 1) == np.arange(4))  # the toy is diagonal-dominant
+    assert not np.allclose(learned, identity)
+
+
+def test_step3_readout_and_parity_badge_come_from_the_numbers():
+    at = app("pages/step3_softmax.py", special=True)
+    weights = figure_z(at)
+    text = all_text(at)
+    assert "Matches the model" in text
+    first = f"{100 * weights[0].max():.0f}%"
+    assert first in text
+
+
+def test_random_mode_uses_d_k_and_seed():
+    a = figure_z(app("pages/step1_scores.py", mode="random", dk=8, seed=1), index=3)
+    b = figure_z(app("pages/step1_scores.py", mode="random", dk=8, seed=2), index=3)
+    assert a.shape == (4, 4) and not np.allclose(a, b)
+
+
+def test_empty_sentence_gets_a_message_not_a_traceback():
+    at = app("pages/step1_scores.py", sentence="   ")
+    assert any("Type a sentence" in i.value for i in at.info)
+
+
+def test_control_characters_only_get_a_message():
+    at = app("pages/step3_softmax.py", sentence="\u200b\u0007")
+    assert any("0 tokens" in i.value for i in at.info)
+
+
+def test_long_text_is_truncated_with_a_notice():
+    at = app("pages/step3_softmax.py", sentence="word " * 2000)
+    assert any("only the first 256 tokens" in w.value for w in at.warning)
+    assert at.sidebar.text_area(key="sentence").value == "word " * 2000
+
+
+@pytest.mark.parametrize("page", ["pages/home.py", "pages/step3_softmax.py", "pages/quiz.py"])
+def test_hostile_text_is_escaped_everywhere(page):
+    hostile = "<script>alert(1)</script> <img src=x onerror=alert(2)> **bold** $x^2$ `tick` [a](javascript:1)"
+    at = app(page, sentence=hostile)
+    for element in at.get("markdown"):
+        if getattr(element.proto, "allow_html", False):
+            assert "<script" not in element.value
+        assert "**bold**" not in element.value  # every Markdown metacharacter from the user is escaped
+        assert "$x^2$" not in element.value
+    for chart in at.get("plotly_chart"):
+        spec = chart.proto.spec
+        assert "<script" not in spec and "<img" not in spec
+
+
+def test_pronoun_page_default_and_conclusion_from_numbers():
+    at = app("pages/pronoun.py")
+    text = all_text(at)
+    assert "heads** put more attention on “dog”" in text
+    assert "differs from the model's own attention by at most" in text
+    grid = figure_z(at)
+    assert grid.shape == (6, 12)
+    n_prefer = int((grid > 0.5).sum())
+    assert f"{n_prefer} of 72 heads" in text
+
+
+def test_pronoun_page_without_pronoun():
+    at = app("pages/pronoun.py", pron_sentence="The sun rises in the east.")
+    assert any("no pronoun" in i.value for i in at.info)
+
+
+def test_pronoun_page_with_multi_piece_candidate():
+    at = app("pages/pronoun.py", pron_sentence="The aardvark chased the wombat because it was hungry.")
+    assert any("word pieces" in c.value for c in at.caption)
+
+
+def test_open_head_in_step_pages_carries_the_state():
+    at = app("pages/pronoun.py")
+    at.button(key="pron_open").click()
+    at.run()
+    assert not at.exception
+    assert at.session_state["mode"] == "learned" and at.session_state["special"] is True
+    assert "Step 3" in at.title[0].value
+
+
+def test_uniform_weights_output_is_mean_of_v_and_scaling_raises_entropy(model):
+    analysis = model.analyze("I am good.")
+    x = analysis.hidden_states[2].astype(np.float64)
+    q, k, v = core.learned_projection(x, model.head_weights(2, 4))
+    runs = variants(q, k, v)
+    np.testing.assert_allclose(runs["uniform weights"].output, np.tile(v.mean(0), (len(v), 1)))
+    normal = effect(runs["normal"], runs["normal"])
+    unscaled = effect(runs["no √d_k scaling"], runs["normal"])
+    assert unscaled["mean entropy (bits)"] <= normal["mean entropy (bits)"]
+    assert np.all(np.isfinite(runs["scores × 1000"].weights))
+
+
+def test_no_network_at_run_time(monkeypatch):
+    """With sockets refused, the app still loads the bundled model and draws every step."""
+    import ui.state
+
+    ui.state._load_model.clear()
+    ui.state._analyze.clear()
+
+    def refuse(*args, **kwargs):
+        raise OSError("network blocked by the test")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    at = app("pages/step4_output.py", sentence="Offline works too.")
+    assert at.get("plotly_chart")
+
+
+def test_broken_model_path_says_how_to_fix():
+    at = app("pages/step1_scores.py", model="/no/such/model")
+    assert any("could not be loaded" in e.value and "bundled" in e.value for e in at.error)
+
+
+def test_concurrent_sessions_get_their_own_results():
+    sentences = [f"Session number {i} has its own words." if i % 2 else f"Another {i} sentence here."
+                 for i in range(8)]
+    results = {}
+
+    def run(sentence):
+        at = app("pages/step3_softmax.py", sentence=sentence)
+        results[sentence] = (figure_z(at), at.title[0].value)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in sentences]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    import ui.state
+    from attention.model import AttentionModel
+
+    model = ui.state._load_model(ui.state.resolve_model_name(None))
+    assert isinstance(model, AttentionModel)
+    for sentence in sentences:
+        weights, _ = results[sentence]
+        analysis = model.analyze(sentence)
+        shown = np.flatnonzero(~analysis.is_special)
+        _, steps = ui.state.steps_for(model, analysis, shown, "learned", 32, 0, 0, 0)
+        np.testing.assert_allclose(weights, steps.weights, atol=1e-6)
