@@ -193,7 +193,7 @@ def download_config(filename: str, teaching: bool = False) -> dict:
 
 
 def figure_filename(step: str, sentence: str, view_code: str) -> str:
-    return f"{slug(step, 24)}_{slug(sentence)}_{slug(view_code, 16)}"
+    return f"{slug(step, 24)}_{slug(sentence)}_{slug(view_code, 24, lower=False)}"
 
 
 def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None = None) -> None:

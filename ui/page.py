@@ -9,7 +9,6 @@ import streamlit as st
 
 from . import figures
 from .state import View
-from .text import slug
 
 
 def explained_matrix(view: View, text: str, formula: str, fig, step_name: str) -> None:
@@ -51,10 +50,10 @@ def intermediates_npz(view: View) -> bytes:
 
 
 def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
-    base = f"{slug(step_name, 24)}_{slug(view.settings.sentence)}_{slug(view.code, 16)}"
+    base = figures.figure_filename(step_name, view.settings.sentence, view.code)
     left, right = st.columns(2)
     left.download_button("⬇️ This matrix as CSV", matrix_csv(matrix, view.tokens, col_tokens),
                          file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}")
     right.download_button("⬇️ All intermediates (.npz)", intermediates_npz(view),
-                          file_name=f"attention_{slug(view.settings.sentence)}_{slug(view.code, 16)}.npz",
+                          file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
                           mime="application/octet-stream", key=f"npz-{step_name}")

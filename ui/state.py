@@ -19,9 +19,9 @@ from .text import md
 
 DEFAULT_SENTENCE = "I am good."
 MODES = {
-    "learned": "The model's learned W_Q, W_K, W_V",
-    "random": "Seeded random projections",
-    "identity": "Identity: Q = K = V = embeddings",
+    "learned": "the model's own W_Q, W_K, W_V for one layer and head",
+    "random": "seeded random matrices of width d_k",
+    "identity": "the textbook toy: Q = K = V = embeddings",
 }
 D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
 MAX_SENTENCE_CHARS = 10_000
@@ -69,15 +69,41 @@ def _clean_sentence(text: str) -> str:
     return (text or "")[:MAX_SENTENCE_CHARS]
 
 
+LINK_CHECKS = {
+    "mode": lambda v: v in MODES,
+    "dk": lambda v: v.isdigit() and int(v) in D_K_CHOICES,
+    "seed": lambda v: v.isdigit() and int(v) <= 9999,
+    "layer": lambda v: v.isdigit() and int(v) < 6,
+    "head": lambda v: v.isdigit() and int(v) < 12,
+    "special": lambda v: v in ("true", "false"),
+    "teach": lambda v: v in ("true", "false"),
+}
+
+
+def link_notices() -> list[str]:
+    """Values in a shared link that are not valid: Streamlit drops them; we say so once per session."""
+    if "_link_notices" not in st.session_state:
+        notices = []
+        for key, valid in LINK_CHECKS.items():
+            value = st.query_params.get(key)
+            if value is not None and not valid(value):
+                notices.append(f"The link's {key} value “{md(value[:40])}” is not valid, so the default is used.")
+        st.session_state["_link_notices"] = notices
+    return st.session_state["_link_notices"]
+
+
 def sidebar_ui() -> Settings:
     """The one sidebar every page shares; every value lives in the URL so a link reopens the view."""
     side = st.sidebar
+    for notice in link_notices():
+        side.warning(notice)
     side.header("Your sentence")
     sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
                               max_chars=MAX_SENTENCE_CHARS, height=90,
                               help="Any text; it is split into the model's word pieces.")
     side.header("How Q, K and V are made")
-    mode = side.radio("Projection", list(MODES), format_func=MODES.get, key="mode", bind="query-params")
+    # Options are their own short names so a shared link reads ?mode=identity.
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params")
     d_k, seed, layer, head = 32, 0, 0, 0
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",

@@ -28,7 +28,9 @@ def shorten(text: str, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def slug(text: str, limit: int = 32) -> str:
-    """A filename-safe piece: ascii letters, digits and dashes only."""
+def slug(text: str, limit: int = 32, lower: bool = True) -> str:
+    """A filename-safe piece: ascii letters, digits, dashes and underscores only."""
     ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:limit].strip("-") or "sentence"
+    if lower:
+        ascii_text = ascii_text.lower()
+    return re.sub(r"[^A-Za-z0-9_]+", "-", ascii_text).strip("-_")[:limit].strip("-_") or "sentence"

@@ -1,0 +1,85 @@
+"""Start the app with `streamlit run` on localhost and drive Debian's Chromium with Playwright."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+# Without the background-networking flags Chromium keeps dialling out, and this network refuses it.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run", "--disable-quic"]
+# URL paths are the file names: Streamlit resolves a first request against pages/ before st.navigation runs,
+# so a custom url_path shows "Page not found" on a cold link.
+PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3": "step3_softmax",
+         "step4": "step4_output",
+         "pronoun": "pronoun", "multihead": "multihead", "whatif": "whatif", "quiz": "quiz"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(port: int | None = None, timeout: float = 90.0):
+    """`streamlit run app.py` on 127.0.0.1; yields (base url, process, seconds until healthy)."""
+    port = port or free_port()
+    env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                raise TimeoutError("streamlit did not become healthy")
+            time.sleep(0.2)
+        yield url, process, time.perf_counter() - started
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextlib.contextmanager
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_page(page, timeout_ms: int = 90_000, figures: bool = True) -> None:
+    """Until the script has finished running and, if asked, a heatmap is drawn."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    if figures:
+        page.wait_for_selector(".js-plotly-plot .main-svg >> visible=true", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    page.wait_for_timeout(500)

@@ -1,0 +1,121 @@
+"""Real-browser tests: `streamlit run` on localhost, Debian's Chromium driven by Playwright.
+
+Every page is opened and photographed (artifacts/screenshots/), a new sentence is typed, a shared link is
+reopened, and a figure's PNG is downloaded.
+"""
+
+import os
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from devtools.browser import CHROMIUM, PAGES, chromium, streamlit_server, wait_for_page
+
+SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
+    pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    with streamlit_server() as (url, _process, _seconds):
+        # Warm the model with one visit first: on a cold server Streamlit can apply a deep link's
+        # widget values only after the first (model-loading) run, which is a different thing to test.
+        page = browser.new_page()
+        page.goto(url)
+        wait_for_page(page)
+        page.close()
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)
+    p = context.new_page()
+    dialogs = []
+    p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    p.dialogs = dialogs
+    yield p
+    context.close()
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_renders_in_chromium(server, page, name):
+    page.goto(f"{server}/{PAGES[name]}")
+    wait_for_page(page, figures=name != "quiz")
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert page.get_by_text("Page not found").count() == 0
+    if name != "quiz":
+        assert page.locator(".js-plotly-plot").count() >= 1
+    else:
+        assert page.get_by_text("Check yourself").count() >= 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def heatmap_ticks(page):
+    return page.locator(".js-plotly-plot >> visible=true").first.locator(".ytick text").all_text_contents()
+
+
+def test_typing_a_sentence_updates_the_figures(server, page):
+    page.goto(f"{server}/step3_softmax")
+    wait_for_page(page)
+    assert "good" in heatmap_ticks(page)
+    box = page.locator('[data-testid="stSidebar"] textarea').first
+    box.fill("Cats chase mice")
+    box.press("Control+Enter")
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
+                           ".some(t => t.textContent === 'mice')", timeout=60_000)
+    wait_for_page(page)
+    assert "good" not in heatmap_ticks(page)
+    assert "sentence=Cats" in page.url  # the view lives in the link
+
+
+def test_shared_link_restores_the_view(server, page):
+    query = urllib.parse.urlencode({"sentence": "The cat sat on the mat.", "layer": 2, "head": 5,
+                                    "special": "true", "token": "2: cat"})
+    page.goto(f"{server}/step3_softmax?{query}")
+    wait_for_page(page)
+    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    assert "layer 2 head 5" in title and "The cat sat" in title
+    assert "[CLS]" in heatmap_ticks(page)
+    assert page.get_by_text("Reading the row of “cat”").count() == 1
+
+
+def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
+    hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> **b**'
+    query = urllib.parse.urlencode({"sentence": hostile, "layer": 99, "head": "x", "mode": "evil"})
+    page.goto(f"{server}/step1_scores?{query}")
+    wait_for_page(page)
+    assert page.dialogs == []
+    assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
+    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    assert "layer 0 head 0" in title  # invalid layer/head ignored, defaults used
+    assert page.get_by_text("The link's layer value").count() == 1
+    assert "<img" in title  # the user's text is shown, as text
+
+
+def test_png_download_from_the_camera_button(server, page):
+    page.goto(f"{server}/step3_softmax")
+    wait_for_page(page)
+    plot = page.locator(".js-plotly-plot >> visible=true").first
+    plot.hover()
+    with page.expect_download(timeout=60_000) as info:
+        plot.locator('.modebar-btn[data-title*="Download plot"]').click(force=True)
+    download = info.value
+    assert download.suggested_filename == "step3_weights_i-am-good_L0H0.png"
+    path = download.path()
+    data = Path(path).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width = int.from_bytes(data[16:20], "big")
+    assert width >= 2 * 700  # exported at 3x scale
