@@ -165,12 +165,13 @@ class AttentionModel:
     def _analyze_locked(self, sentence: str) -> SentenceAnalysis:
         import torch
 
-        full = self.tokenizer(sentence, add_special_tokens=True)
+        full = self.tokenizer(sentence, add_special_tokens=True, verbose=False)
         n_before = len(full["input_ids"])
         encoded = self.tokenizer(sentence, add_special_tokens=True, truncation=True,
                                  max_length=self.max_length, return_tensors="pt")
         ids = encoded["input_ids"][0].tolist()
-        special_ids = set(self.tokenizer.all_special_ids)
+        # [UNK] stands for a real piece of the sentence (an emoji, a rare character): keep it as a token.
+        special_ids = set(self.tokenizer.all_special_ids) - {self.tokenizer.unk_token_id}
         is_special = np.array([i in special_ids for i in ids])
         if is_special.all():
             raise SentenceError(

@@ -89,3 +89,9 @@ def test_missing_model_is_one_clear_error(tmp_path):
 def test_layer_and_head_are_checked(model):
     with pytest.raises(ValueError, match="layer must be"):
         model.head_weights(6, 0)
+
+
+def test_unknown_pieces_stay_visible_tokens(model):
+    analysis = model.analyze("I 💜 attention")
+    assert "[UNK]" in analysis.tokens
+    assert not analysis.is_special[analysis.tokens.index("[UNK]")]

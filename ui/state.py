@@ -139,7 +139,7 @@ def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
     except ModelLoadError:
         return []
     tokens = model.tokenize(_clean_sentence(sentence))
-    special = set(model.tokenizer.all_special_tokens)
+    special = set(model.tokenizer.all_special_tokens) - {model.tokenizer.unk_token}
     return [t for t in tokens if show_special or t not in special]
 
 
