@@ -34,7 +34,7 @@ explained_matrix(
     "The **dot product** multiplies a query and a key number by number and adds it all up. It is large "
     "when the two vectors point the same way. Row = the token that is looking (its query), column = the "
     "token looked at (its key). Red = high score, blue = negative.",
-    r"\text{scores} = Q\,K^{\top}\qquad \text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}",
+    (r"\text{scores} = Q\,K^{\top}", r"\text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}"),
     figures.matrix_heatmap(s.raw, tokens, tokens,
                            figures.figure_title("Step 1 · raw scores Q·Kᵀ", view.settings.sentence, view.label),
                            kind="signed", highlight_row=i, teaching=teaching),

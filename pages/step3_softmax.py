@@ -18,8 +18,8 @@ explained_matrix(
     "each score (so every value becomes positive, and bigger scores grow much faster) and divides by the "
     "row's total. Each weight is then between 0 and 1 and **every row adds up to 1** — a share of attention "
     "that the row's token gives to each token.",
-    r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)"
-    r" = \frac{e^{\,q_i\cdot k_j/\sqrt{d_k}}}{\sum_{m} e^{\,q_i\cdot k_m/\sqrt{d_k}}}",
+    (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
+     r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
     figures.matrix_heatmap(s.weights, tokens, tokens,
                            figures.figure_title("Step 3 · attention weights", view.settings.sentence,
                                                 view.label),

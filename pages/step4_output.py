@@ -17,8 +17,8 @@ explained_matrix(
     "Each token's output is the sum of every token's **value** vector, each multiplied by the attention "
     "weight from step 3. A token that got 90% of the attention contributes 90% of its value. Each output "
     f"row is a new, **context-aware** vector of {s.output.shape[1]} numbers for that token.",
-    r"\text{output} = \operatorname{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V"
-    r"\qquad o_i = \sum_j w_{ij}\, v_j",
+    (r"\text{output} = \operatorname{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
+     r"o_i = \sum_j w_{ij}\, v_j"),
     figures.matrix_heatmap(s.output, tokens, None,
                            figures.figure_title("Step 4 · output = weights·V", view.settings.sentence,
                                                 view.label),

@@ -45,7 +45,6 @@ def _layout(fig: go.Figure, title: str, teaching: bool, height: int | None = Non
         font={"size": size},
         margin={"l": 10, "r": 10, "t": 110 if top_axis else 60, "b": 10},
         height=height,
-        template="plotly_white",
     )
     return fig
 

@@ -11,17 +11,18 @@ from . import figures
 from .state import View
 
 
-def explained_matrix(view: View, text: str, formula: str, fig, step_name: str) -> None:
+def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
     """Explanation and formula on the left, the figure on the right (stacked in teaching mode)."""
     teaching = view.settings.teaching
     filename = figures.figure_filename(step_name, view.settings.sentence, view.code)
     if teaching:
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
         return
-    left, right = st.columns([1, 2.2])
+    left, right = st.columns([1.15, 2])
     with left:
         st.markdown(text)
-        st.latex(formula)
+        for line in (formula,) if isinstance(formula, str) else formula:  # one short line each: the column is narrow
+            st.latex(line)
     with right:
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
 
