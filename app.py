@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from ui.page import apply_teaching_layout
 from ui.state import sidebar_ui
 
 st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide")
@@ -23,4 +24,5 @@ pages = {
 }
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
+apply_teaching_layout(st.session_state["_settings"].teaching)
 navigation.run()

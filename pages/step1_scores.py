@@ -2,15 +2,12 @@ import numpy as np
 import streamlit as st
 
 from ui import figures
-from ui.page import downloads, explained_matrix
-from ui.state import current_view, parity_badge
+from ui.page import downloads, explained_matrix, step_page
 from ui.text import quote
 
-st.title("Step 1 · Compare every query with every key")
-view = current_view()
+view = step_page("Step 1 · Compare every query with every key")
 s, tokens, i = view.steps, view.tokens, view.token
 teaching = view.settings.teaching
-parity_badge(view)
 
 st.markdown(
     "Each token gets three vectors: a **query** (what it is looking for), a **key** (what it offers to "

@@ -3,15 +3,12 @@ import streamlit as st
 
 from attention import core
 from ui import figures
-from ui.page import downloads, explained_matrix
-from ui.state import current_view, parity_badge
+from ui.page import downloads, explained_matrix, step_page
 from ui.text import pct, quote
 
-st.title("Step 2 · Scale the scores by √d_k")
-view = current_view()
+view = step_page("Step 2 · Scale the scores by √d_k")
 s, tokens, i = view.steps, view.tokens, view.token
 teaching = view.settings.teaching
-parity_badge(view)
 
 explained_matrix(
     view,

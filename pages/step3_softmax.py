@@ -2,15 +2,12 @@ import numpy as np
 import streamlit as st
 
 from ui import figures
-from ui.page import downloads, explained_matrix
-from ui.state import current_view, parity_badge
+from ui.page import downloads, explained_matrix, step_page
 from ui.text import pct, quote
 
-st.title("Step 3 · Softmax turns scores into attention weights")
-view = current_view()
+view = step_page("Step 3 · Softmax turns scores into attention weights")
 s, tokens, i = view.steps, view.tokens, view.token
 teaching = view.settings.teaching
-parity_badge(view)
 
 explained_matrix(
     view,

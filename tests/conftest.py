@@ -14,3 +14,22 @@ def model():
     from attention.model import AttentionModel
 
     return AttentionModel()
+
+
+APP = str(ROOT / "app.py")
+
+
+def run_app(page=None, sentence=None, **session):
+    """Run app.py in-process with the given widget values, then switch to a page."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in session.items():
+        at.session_state[key] = value
+    if sentence is not None:
+        at.session_state["sentence"] = sentence
+    at.run()
+    if page and page != "pages/home.py":  # home is already the current page
+        at.switch_page(page)
+        at.run()
+    return at

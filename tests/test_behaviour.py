@@ -3,28 +3,17 @@
 import json
 import socket
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from attention import core
 from attention.whatif import effect, variants
-
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+from conftest import run_app
 
 
 def app(page=None, sentence=None, **session):
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in session.items():
-        at.session_state[key] = value
-    if sentence is not None:
-        at.session_state["sentence"] = sentence
-    at.run()
-    if page and page != "pages/home.py":  # home is already the current page
-        at.switch_page(page)
-        at.run()
+    at = run_app(page, sentence, **session)
     assert not at.exception, at.exception
     return at
 

@@ -1,26 +1,13 @@
 """Every page runs in-process (AppTest) on the real model, for ordinary and odd sentences."""
 
 import json
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
+from conftest import run_app
 
-APP = Path(__file__).resolve().parents[1] / "app.py"
 PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
          "pages/step4_output.py", "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py", "pages/quiz.py"]
 ODD = ["", "Hello", " ".join(["word"] * 300), "猫が好き 🙂🐶 emoji", "<script>alert(1)</script> **bold** $x$ `c`"]
-
-
-def run_app(page=None, sentence=None):
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    if sentence is not None:
-        at.session_state["sentence"] = sentence
-    at.run()
-    if page and page != "pages/home.py":  # home is already the current page
-        at.switch_page(page)
-        at.run()
-    return at
 
 
 def heatmaps(at):

@@ -1,17 +1,15 @@
 """Property-based tests over random sentences and random projections, on the real model."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from streamlit.testing.v1 import AppTest
 
 from attention import core
 from attention.model import SentenceError
+from conftest import run_app
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 WORDS = ["the", "dog", "ate", "food", "because", "it", "was", "hungry", "I", "am", "good", ".", ",", "unbelievably",
          "東京", "🙂", "שלום", "مرحبا", "e\u0301", "\u200b", "\t", "\n", "!!!", "$x$", "<b>", "**"]
 
@@ -65,12 +63,7 @@ ISSUE_8_INPUTS = {
 @pytest.mark.parametrize("page", ["pages/step3_softmax.py", "pages/pronoun.py", "pages/multihead.py"])
 def test_issue_8_inputs_render_without_traceback(page, name):
     text = ISSUE_8_INPUTS[name]
-    at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["sentence"] = text
-    at.session_state["pron_sentence"] = text
-    at.run()
-    at.switch_page(page)
-    at.run()
+    at = run_app(page, text, pron_sentence=text)
     assert not at.exception, at.exception
     assert at.session_state["sentence"] == text
     shown = [e.value for kind in ("info", "warning", "error") for e in at.get(kind)]

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View
+from .state import View, current_view, parity_badge
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -58,3 +58,23 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     right.download_button("⬇️ All intermediates (.npz)", intermediates_npz(view),
                           file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
                           mime="application/octet-stream", key=f"npz-{step_name}")
+
+
+TEACHING_CSS = """<style>
+header[data-testid="stHeader"] {display: none;}
+[data-testid="stMainBlockContainer"] {padding-top: 1.5rem; max-width: 1280px;}
+</style>"""
+
+
+def apply_teaching_layout(teaching: bool) -> None:
+    """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text."""
+    if teaching:
+        st.markdown(TEACHING_CSS, unsafe_allow_html=True)
+
+
+def step_page(title: str) -> View:
+    """The top of every step page: its title, the shared view, and the parity badge."""
+    st.title(title)
+    view = current_view()
+    parity_badge(view)
+    return view
