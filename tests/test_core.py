@@ -174,3 +174,11 @@ def test_temperature_and_no_scaling():
     np.testing.assert_allclose(hot.scaled, q @ k.T / 4 / 4)
     with pytest.raises(core.AttentionInputError):
         core.run_steps(q, k, v, temperature=0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_step_keeps_the_input_precision(dtype):
+    q = np.random.default_rng(5).standard_normal((4, 8)).astype(dtype)
+    steps = core.run_steps(q, q, q, mask=core.causal_mask(4), temperature=2.0)
+    for array in (steps.raw, steps.scaled, steps.weights, steps.output):
+        assert array.dtype == dtype
