@@ -78,6 +78,7 @@ def chromium():
 def wait_for_page(page, timeout_ms: int = 90_000, figures: bool = True) -> None:
     """Until the script has finished running and, if asked, a heatmap is drawn."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout_ms)
+    page.wait_for_selector('[data-testid="stSidebar"] textarea >> visible=true', timeout=timeout_ms)
     if figures:
         page.wait_for_selector(".js-plotly-plot .main-svg >> visible=true", timeout=timeout_ms)
     page.wait_for_function(

@@ -163,7 +163,9 @@ for number, (question, options, correct, answer) in enumerate(QUESTIONS, 1):
     with st.container(border=True):
         st.markdown(f"**{number}. {question}**")
         if options:
-            guess = st.radio("Your guess", options, index=None, key=f"quiz_{number}", label_visibility="collapsed")
+            # A fixed shuffle per question, so the right answer is not always the first one.
+            shuffled = [options[j] for j in np.random.default_rng(number).permutation(len(options))]
+            guess = st.radio("Your guess", shuffled, index=None, key=f"quiz_{number}", label_visibility="collapsed")
             if guess is not None:
                 n_done += 1
                 if guess == options[correct]:

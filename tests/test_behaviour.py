@@ -185,3 +185,19 @@ def test_concurrent_sessions_get_their_own_results():
         shown = np.flatnonzero(~analysis.is_special)
         _, steps = ui.state.steps_for(model, analysis, shown, "learned", 32, 0, 0, 0)
         np.testing.assert_allclose(weights, steps.weights, atol=1e-6)
+
+
+def test_quiz_answers_quote_the_live_numbers():
+    at = app("pages/quiz.py", special=True)
+    at.radio(key="quiz_11").set_value("So the output is a weighted average of the values")
+    at.radio(key="quiz_12").set_value("Nothing changes")
+    at.run()
+    assert not at.exception
+    right = [s.value for s in at.success]
+    wrong = [e.value for e in at.error]
+    assert len(right) == 1 and "1.000000" in right[0]
+    assert len(wrong) == 1 and "Not quite" in wrong[0] and "negative entries" in wrong[0]
+    at3 = app("pages/step3_softmax.py", special=True)
+    weights = figure_z(at3)
+    first_row_sum = f"{weights[0].sum():.6f}"
+    assert first_row_sum in right[0]
