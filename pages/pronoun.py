@@ -4,7 +4,7 @@ import streamlit as st
 from attention import core
 from attention import pronoun as pr
 from ui import figures
-from ui.state import analyze, get_model, settings
+from ui.state import analyze, model_or_stop, settings
 from ui.text import md, pct, quote
 
 DEFAULT = "A dog ate the food because it was hungry."
@@ -18,7 +18,7 @@ st.markdown(
 )
 s = settings()
 teaching = s.teaching
-model = get_model(s.model_name or None)
+model = model_or_stop(s)
 
 
 def sentence_words(sentence: str):

@@ -155,9 +155,12 @@ def test_no_network_at_run_time(monkeypatch):
     assert at.get("plotly_chart")
 
 
-def test_broken_model_path_says_how_to_fix():
-    at = app("pages/step1_scores.py", model="/no/such/model")
+@pytest.mark.parametrize("page", ["pages/home.py", "pages/step1_scores.py", "pages/pronoun.py", "pages/multihead.py",
+                                  "pages/whatif.py", "pages/quiz.py"])
+def test_broken_model_path_says_how_to_fix(page):
+    at = app(page, model="/no/such/model")
     assert any("could not be loaded" in e.value and "bundled" in e.value for e in at.error)
+    assert at.title  # the page itself still opens
 
 
 def test_concurrent_sessions_get_their_own_results():

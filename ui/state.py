@@ -208,13 +208,18 @@ def model_parity(model: AttentionModel, analysis: SentenceAnalysis, layer: int, 
     return float(np.abs(weights - analysis.attentions[layer, head]).max())
 
 
-def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
-    """The model and the sentence's model pass, or a clear message and a stop."""
+def model_or_stop(s: Settings) -> AttentionModel:
+    """The model, or a message that says what failed and how to fix it, and a stop."""
     try:
-        model = get_model(s.model_name or None)
+        return get_model(s.model_name or None)
     except ModelLoadError as error:
         st.error(f"**The model could not be loaded.** {md(str(error))}")
         st.stop()
+
+
+def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
+    """The model and the sentence's model pass, or a clear message and a stop."""
+    model = model_or_stop(s)
     if not s.sentence.strip():
         st.info("Type a sentence in the sidebar to begin (for example: I am good.).")
         st.stop()
