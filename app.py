@@ -3,7 +3,7 @@
 import streamlit as st
 
 from ui.page import apply_teaching_layout
-from ui.state import sidebar_ui
+from ui.state import preload_model, sidebar_ui
 
 st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide")
 
@@ -22,6 +22,9 @@ pages = {
         st.Page("pages/quiz.py", title="Check yourself"),
     ],
 }
+# Load the model before any widget exists: a shared link's widget values then arrive after the slow
+# first load, not in the middle of it (where Streamlit can lose the page and fall back to home).
+preload_model()
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)

@@ -23,8 +23,8 @@ if not Path(CHROMIUM).exists():
 @pytest.fixture(scope="module")
 def server(browser):
     with streamlit_server() as (url, _process, _seconds):
-        # Warm the model with one visit first: on a cold server Streamlit can apply a deep link's
-        # widget values only after the first (model-loading) run, which is a different thing to test.
+        # One visit first, so each test below measures its own page rather than the model's first load
+        # (the cold first visit has its own test at the end).
         page = browser.new_page()
         page.goto(url)
         wait_for_page(page)
@@ -119,3 +119,18 @@ def test_png_download_from_the_camera_button(server, page):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width = int.from_bytes(data[16:20], "big")
     assert width >= 2 * 700  # exported at 3x scale
+
+
+def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
+    """The first visitor of a fresh server may arrive by a deep link (a hosted demo that was asleep)."""
+    with streamlit_server() as (url, _process, _seconds):
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        query = urllib.parse.urlencode({"sentence": "Cats run fast", "layer": 2, "head": 5, "special": "true"})
+        page.goto(f"{url}/step3_softmax?{query}")
+        wait_for_page(page)
+        page.wait_for_timeout(2000)
+        assert page.get_by_text("Page not found").count() == 0
+        assert page.locator('[data-testid="stSidebar"] textarea').input_value() == "Cats run fast"
+        title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+        assert "Step 3" in title and "Cats run fast" in title and "layer 2 head 5" in title
+        page.close()

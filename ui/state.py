@@ -39,6 +39,14 @@ def get_model(name: str | None = None) -> AttentionModel:
         return _load_model(name)
 
 
+def preload_model() -> None:
+    """Warm the shared model; a failure is left for the page to explain."""
+    try:
+        get_model(st.session_state.get("model") or None)
+    except ModelLoadError:
+        pass
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
     return _load_model(model_name).analyze(sentence)
@@ -143,7 +151,22 @@ def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
     return [t for t in tokens if show_special or t not in special]
 
 
+def _leave_legacy_pages_mode() -> None:
+    """Run the app through app.py's st.navigation, even for a server's very first visitor.
+
+    Streamlit decides once per process, at the first session, whether a folder named pages/ means the old
+    multipage mode; until app.py has called st.navigation, a deep link such as /step3_softmax runs that
+    page alone, without the sidebar or the shared state. Flip the decision and rerun through app.py.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def settings() -> Settings:
+    _leave_legacy_pages_mode()
     return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, 0, False, 0,
                                                          False, "")
 
