@@ -94,16 +94,11 @@ def bench_pipeline():
 
 
 def rss_mb(pid):
-    try:
-        import psutil
-
-        process = psutil.Process(pid)
-        return (process.memory_info().rss + sum(c.memory_info().rss for c in process.children(recursive=True))) / 1e6
-    except ImportError:
-        with open(f"/proc/{pid}/status") as status:
-            for row in status:
-                if row.startswith("VmRSS"):
-                    return int(row.split()[1]) / 1e3
+    """Resident memory of the server process (Streamlit serves every session from this one process)."""
+    with open(f"/proc/{pid}/status") as status:
+        for row in status:
+            if row.startswith("VmRSS"):
+                return int(row.split()[1]) / 1e3
     return float("nan")
 
 
