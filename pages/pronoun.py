@@ -132,7 +132,9 @@ def open_in_steps():
 
 c3.button("Open this head in the four step pages →", on_click=open_in_steps, key="pron_open")
 if st.session_state.pop("_goto", None):
-    st.switch_page("pages/step3_softmax.py")
+    # An empty dict, not None: Streamlit refuses to clear URL values that widgets are bound to; the
+    # bound widgets write the new view into the URL themselves.
+    st.switch_page("pages/step3_softmax.py", query_params={})
 
 st.header("Across layers: mean over heads and attention rollout")
 st.markdown(

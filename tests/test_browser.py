@@ -134,3 +134,15 @@ def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
         title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
         assert "Step 3" in title and "Cats run fast" in title and "layer 2 head 5" in title
         page.close()
+
+
+def test_open_a_pronoun_head_in_the_step_pages(server, page):
+    page.goto(f"{server}/pronoun")
+    wait_for_page(page)
+    page.get_by_role("button", name="Open this head in the four step pages →").click()
+    page.wait_for_url("**/step3_softmax**", timeout=60_000)
+    wait_for_page(page)
+    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    assert "A dog ate the food" in title and "learned weights, layer 1 head 8" in title  # the best head
+    assert page.get_by_text("Reading the row of “it”").count() == 1
+    assert "sentence=A+dog" in page.url

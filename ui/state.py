@@ -160,7 +160,8 @@ def _leave_legacy_pages_mode() -> None:
     """
     from streamlit.runtime.pages_manager import PagesManager
 
-    if getattr(PagesManager, "uses_pages_directory", None):
+    # "_settings" missing means app.py has not run in this session: this page was started on its own.
+    if getattr(PagesManager, "uses_pages_directory", None) and "_settings" not in st.session_state:
         PagesManager.uses_pages_directory = False
         st.rerun()
 
