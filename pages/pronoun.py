@@ -4,7 +4,7 @@ import streamlit as st
 from attention import core
 from attention import pronoun as pr
 from ui import figures
-from ui.state import analyze, model_or_stop, settings
+from ui.state import analyze, core_attentions, model_or_stop, settings
 from ui.text import md, pct, quote
 
 DEFAULT = "A dog ate the food because it was hungry."
@@ -24,16 +24,6 @@ model = model_or_stop(s)
 def sentence_words(sentence: str):
     analysis = analyze(sentence, s.model_name or None)
     return analysis, pr.words_of(analysis.tokens, analysis.word_ids)
-
-
-def core_attentions(analysis):
-    """All layers × heads recomputed by our numpy core from the learned weights (not the library's)."""
-    out = np.empty_like(analysis.attentions, dtype=np.float64)
-    for layer in range(model.n_layers):
-        x = analysis.hidden_states[layer].astype(np.float64)
-        for head in range(model.n_heads):
-            out[layer, head] = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head))).weights
-    return out
 
 
 sentence = st.text_input("Sentence", value=DEFAULT, key="pron_sentence", bind="query-params", max_chars=2000)
@@ -70,7 +60,7 @@ if any(len(w.pieces) > 1 for w in candidates + [pronoun]):
     st.caption("Split into several word pieces: " + ", ".join(quote(w) for w in split) +
                ". Their weights are **summed** over the pieces (and averaged over the pronoun's pieces).")
 
-ours = core_attentions(analysis)
+ours = core_attentions(sentence, s.model_name or None)
 parity = float(np.abs(ours - analysis.attentions).max())
 st.success(f"✅ Every number below is recomputed by our numpy core from the model's learned W_Q, W_K; it "
            f"differs from the model's own attention by at most {parity:.1e} over all "
@@ -164,13 +154,13 @@ contrast = st.text_input("Contrast sentence (one word changed, so the pronoun me
 answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], horizontal=True,
                         key="pron_answer")
 try:
-    c_analysis, c_words = sentence_words(contrast)
+    _, c_words = sentence_words(contrast)
     c_pronoun = c_words[pr.find_word(c_words, pronoun.text)]
     c_a, c_b = c_words[pr.find_word(c_words, a.text)], c_words[pr.find_word(c_words, b.text)]
 except Exception:
     st.info(f"The contrast sentence must contain {quote(pronoun.text)}, {quote(a.text)} and {quote(b.text)}.")
 else:
-    c_share = pr.preference(core_attentions(c_analysis), c_pronoun, c_a, c_b)
+    c_share = pr.preference(core_attentions(contrast, s.model_name or None), c_pronoun, c_a, c_b)
     first_is_a = answer_first == a.text
     right_first = share > 0.5 if first_is_a else share < 0.5
     right_second = c_share < 0.5 if first_is_a else c_share > 0.5
@@ -194,7 +184,7 @@ st.markdown(f"{len(pr.PAIRS)} pairs of sentences in the style of the Winograd sc
 
 def attentions_of(text):
     an = analyze(text, s.model_name or None)
-    return core_attentions(an), an.tokens, an.word_ids
+    return core_attentions(text, s.model_name or None), an.tokens, an.word_ids
 
 
 board = pr.score_heads(pr.PAIRS, attentions_of)

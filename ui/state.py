@@ -59,6 +59,19 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
     return _analyze(sentence, name)
 
 
+@st.cache_data(show_spinner=False, max_entries=24)
+def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
+    # float32: 72 matrices per sentence; at 256 tokens that is 19 MB, not 38.
+    return _load_model(model_name).core_attentions(_analyze(sentence, model_name)).astype(np.float32)
+
+
+def core_attentions(sentence: str, model_name: str | None = None) -> np.ndarray:
+    """All layers × heads recomputed by our core for one sentence, cached like the model pass."""
+    name = resolve_model_name(model_name)
+    analyze(sentence, name)
+    return _core_attentions(sentence, name)
+
+
 @dataclass(frozen=True)
 class Settings:
     sentence: str
