@@ -2,7 +2,7 @@ import streamlit as st
 
 from ui import figures
 from ui.state import current_view, parity_badge
-from ui.text import md, pct, quote
+from ui.text import pct, quote
 
 st.title("Self-attention, step by step")
 st.markdown(

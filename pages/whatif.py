@@ -1,7 +1,6 @@
 import numpy as np
 import streamlit as st
 
-from attention import core
 from attention.whatif import effect, naive_softmax, variants
 from ui import figures
 from ui.state import current_view, parity_badge, steps_for

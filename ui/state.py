@@ -12,7 +12,7 @@ import numpy as np
 import streamlit as st
 
 from attention import core
-from attention.model import (DEFAULT_MODEL, AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
+from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
                              resolve_model_name)
 
 from .text import md
