@@ -146,3 +146,20 @@ def test_open_a_pronoun_head_in_the_step_pages(server, page):
     assert "A dog ate the food" in title and "learned weights, layer 1 head 8" in title  # the best head
     assert page.get_by_text("Reading the row of “it”").count() == 1
     assert "sentence=A+dog" in page.url
+
+
+def test_eight_sessions_at_once_get_their_own_sentences(server, browser):
+    """8 browser sessions on one server, loaded together: no cross-talk through caches or globals."""
+    contexts = [browser.new_context(viewport={"width": 1200, "height": 900}) for _ in range(8)]
+    pages = [c.new_page() for c in contexts]
+    words = ["apple", "river", "castle", "rocket", "garden", "violin", "desert", "harbor"]
+    try:
+        for word, p in zip(words, pages):
+            p.goto(f"{server}/step3_softmax?" + urllib.parse.urlencode({"sentence": f"The {word} is here"}))
+        for word, p in zip(words, pages):
+            wait_for_page(p)
+            ticks = p.locator(".js-plotly-plot >> visible=true").first.locator(".ytick text").all_text_contents()
+            assert sorted(ticks) == sorted(["the", word, "is", "here"]), (word, ticks)
+    finally:
+        for c in contexts:
+            c.close()
