@@ -54,6 +54,7 @@ def bench_core():
 
 def bench_pipeline():
     import plotly.io
+    import plotly.tools
 
     from attention.model import AttentionModel
     from ui import figures
@@ -70,7 +71,9 @@ def bench_pipeline():
         figs = [figures.matrix_heatmap(m, tokens, tokens, "t", kind=kind)
                 for m, kind in ((steps.raw, "signed"), (steps.scaled, "signed"), (steps.weights, "weights"))]
         figs.append(figures.matrix_heatmap(steps.output, tokens, None, "t", kind="vectors"))
-        return [plotly.io.to_json(f) for f in figs]
+        # What st.plotly_chart does with each figure before sending it.
+        return [plotly.io.to_json(plotly.tools.return_figure_from_figure_or_data(f, validate_figure=True),
+                                  validate=False) for f in figs]
 
     for n_words, label in ((30, "32 tokens"), (400, "max length (256 tokens)")):
         sentence = " ".join(f"word{i % 50}" if i % 3 else "the" for i in range(n_words))

@@ -1,4 +1,9 @@
-"""Every figure the app draws. Pages call these and never style plotly themselves."""
+"""Every figure the app draws. Pages call these and never style plotly themselves.
+
+Each builder assembles a plain plotly spec (traces and layout as dicts) and wraps it once, unvalidated:
+plotly's per-property validation and update_* calls cost ~20 ms per figure, which made a rerun's figures
+slower than the model pass. tests/test_figures.py validates every builder's spec instead.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +11,21 @@ import html
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
+from plotly.colors import get_colorscale
 
 from .text import shorten, slug
 
-WEIGHTS_SCALE = "Blues"
-SIGNED_SCALE = "RdBu_r"
-PREFERENCE_SCALE = "PiYG"
+# Resolved once to explicit colour lists: plotly.js itself knows neither "_r" names nor PiYG.
+WEIGHTS_SCALE = get_colorscale("Blues")
+SIGNED_SCALE = get_colorscale("RdBu_r")
+PREFERENCE_SCALE = get_colorscale("PiYG")
+DISTANCE_SCALE = get_colorscale("Viridis_r")
 HIGHLIGHT = "#f59e0b"
 CELL_TEXT_LIMIT = 14          # tokens per side up to which values are written in the cells
 TEACHING_CELL_TEXT_LIMIT = 18
+# Streamlit themes a chart through its layout.template; an empty one keeps that theme without shipping
+# (and deep-copying on every rerun) plotly's 10 KB default template.
+EMPTY_TEMPLATE = {"layout": {}}
 
 
 def axis_labels(tokens) -> list[str]:
@@ -37,20 +47,41 @@ def axis_labels(tokens) -> list[str]:
     return labels
 
 
-def _layout(fig: go.Figure, title: str, teaching: bool, height: int | None = None, top_axis: bool = False) -> go.Figure:
+def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
+            **layout) -> go.Figure:
+    """The shared frame of every figure: a left-aligned title, font sizes for screen or slides, margins."""
     size = 18 if teaching else 13
-    fig.update_layout(
-        title={"text": html.escape(title, quote=False), "font": {"size": size + 4}, "x": 0.0, "xanchor": "left",
-               "y": 0.99, "yanchor": "top", "yref": "container"},
-        font={"size": size},
-        margin={"l": 10, "r": 10, "t": 110 if top_axis else 60, "b": 10},
-        height=height,
-    )
-    return fig
+    frame = {
+        "template": EMPTY_TEMPLATE,
+        "title": {"text": html.escape(title, quote=False), "font": {"size": size + 4}, "x": 0.0,
+                  "xanchor": "left", "y": 0.99, "yanchor": "top", "yref": "container"},
+        "font": {"size": size},
+        "margin": {"l": 10, "r": 10, "t": 110 if top_axis else 60, "b": 10},
+    }
+    if height is not None:
+        frame["height"] = height
+    return go.Figure({"data": traces, "layout": {**frame, **layout}}, _validate=False)
+
+
+def _category_axis(**extra) -> dict:
+    return {"type": "category", **extra}
+
+
+def _reversed_category_axis(**extra) -> dict:
+    return {"autorange": "reversed", "type": "category", **extra}
+
+
+def _axis_title(text: str) -> dict:
+    return {"text": text}
 
 
 def figure_title(step: str, sentence: str, view_label: str) -> str:
     return f"{step} · “{shorten(sentence, 40)}” · {view_label}"
+
+
+def _row_outline(row: int) -> dict:
+    return {"type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": row - 0.5, "y1": row + 0.5,
+            "line": {"color": HIGHLIGHT, "width": 3}, "fillcolor": "rgba(0,0,0,0)"}
 
 
 def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
@@ -67,64 +98,59 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     else:
         bound = float(np.abs(matrix).max()) or 1.0
         colour = {"colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0}
-    fig = go.Figure(go.Heatmap(
-        z=matrix, x=cols, y=rows, **colour,
-        texttemplate="%{z:.2f}" if show_values else None,
-        textfont={"size": 16 if teaching else 12},
-        hovertemplate=f"{html.escape(y_title)}: %{{y}}<br>{html.escape(x_title)}: %{{x}}<br>value: %{{z:.4f}}<extra></extra>",
-        colorbar={"thickness": 12},
-        xgap=1 if show_values else 0, ygap=1 if show_values else 0,
-    ))
-    fig.update_yaxes(autorange="reversed", title=y_title, type="category")
-    fig.update_xaxes(title=x_title, side="top", type="category" if col_tokens is not None else "linear")
-    if highlight_row is not None and 0 <= highlight_row < matrix.shape[0]:
-        fig.add_shape(type="rect", xref="paper", x0=0, x1=1, yref="y",
-                      y0=highlight_row - 0.5, y1=highlight_row + 0.5,
-                      line={"color": HIGHLIGHT, "width": 3}, fillcolor="rgba(0,0,0,0)")
+    trace = {
+        "type": "heatmap", "z": matrix, "x": cols, "y": rows, **colour,
+        "textfont": {"size": 16 if teaching else 12},
+        "hovertemplate": f"{html.escape(y_title)}: %{{y}}<br>{html.escape(x_title)}: %{{x}}<br>"
+                         f"value: %{{z:.4f}}<extra></extra>",
+        "colorbar": {"thickness": 12},
+        "xgap": 1 if show_values else 0, "ygap": 1 if show_values else 0,
+    }
+    if show_values:
+        trace["texttemplate"] = "%{z:.2f}"
+    shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
     height = int(min(900, 140 + side * (42 if teaching else 32))) if col_tokens is not None else \
         int(min(700, 140 + side * 26))
-    return _layout(fig, title, teaching, height, top_axis=True)
+    return _figure([trace], title, teaching, height, top_axis=True,
+                   yaxis=_reversed_category_axis(title=_axis_title(y_title)),
+                   xaxis={"title": _axis_title(x_title), "side": "top",
+                          "type": "category" if col_tokens is not None else "linear"},
+                   shapes=shapes)
 
 
 def row_bars(values, tokens, title: str, teaching: bool = False, percent: bool = True, highlight: int | None = None):
     """One row of a matrix as bars, one per token (the read-out beside a heatmap)."""
     values = np.asarray(values, dtype=np.float32)
-    labels = axis_labels(tokens)
-    colours = [HIGHLIGHT if i == highlight else "#3b82f6" for i in range(len(values))]
-    fig = go.Figure(go.Bar(
-        x=labels, y=values, marker_color=colours,
-        text=[f"{100 * v:.0f}%" if percent else f"{v:.2f}" for v in values] if len(values) <= 24 else None,
-        textposition="outside",
-        hovertemplate="%{x}: %{y:.4f}<extra></extra>",
-    ))
-    fig.update_xaxes(type="category")
-    if percent:
-        fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
-    return _layout(fig, title, teaching, 360)
+    trace = {
+        "type": "bar", "x": axis_labels(tokens), "y": values,
+        "marker": {"color": [HIGHLIGHT if i == highlight else "#3b82f6" for i in range(len(values))]},
+        "textposition": "outside", "hovertemplate": "%{x}: %{y:.4f}<extra></extra>",
+    }
+    if len(values) <= 24:
+        trace["text"] = [f"{100 * v:.0f}%" if percent else f"{v:.2f}" for v in values]
+    yaxis = {"range": [0, 1.1], "tickformat": ".0%"} if percent else {}
+    return _figure([trace], title, teaching, 360, xaxis=_category_axis(), yaxis=yaxis)
 
 
 def compare_bars(series: dict[str, np.ndarray], tokens, title: str, teaching: bool = False, percent: bool = True):
     """Several rows side by side (e.g. softmax with and without scaling)."""
     labels = axis_labels(tokens)
-    fig = go.Figure([go.Bar(name=html.escape(name), x=labels, y=np.asarray(v, dtype=np.float32),
-                            hovertemplate="%{x}: %{y:.4f}<extra>" + html.escape(name) + "</extra>")
-                     for name, v in series.items()])
-    fig.update_layout(barmode="group", legend={"orientation": "h", "y": -0.2})
-    fig.update_xaxes(type="category")
-    if percent:
-        fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    return _layout(fig, title, teaching, 380)
+    traces = [{"type": "bar", "name": html.escape(name), "x": labels, "y": np.asarray(v, dtype=np.float32),
+               "hovertemplate": "%{x}: %{y:.4f}<extra>" + html.escape(name) + "</extra>"}
+              for name, v in series.items()]
+    yaxis = {"range": [0, 1.05], "tickformat": ".0%"} if percent else {}
+    return _figure(traces, title, teaching, 380, barmode="group", legend={"orientation": "h", "y": -0.2},
+                   xaxis=_category_axis(), yaxis=yaxis)
 
 
 def line_chart(x, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
                teaching: bool = False, log_x: bool = False):
-    fig = go.Figure([go.Scatter(x=list(x), y=np.asarray(v, dtype=np.float64), mode="lines+markers",
-                                name=html.escape(name)) for name, v in series.items()])
-    fig.update_xaxes(title=x_title, type="log" if log_x else "linear")
-    fig.update_yaxes(title=y_title)
-    fig.update_layout(legend={"orientation": "h", "y": -0.25})
-    return _layout(fig, title, teaching, 380)
+    traces = [{"type": "scatter", "x": list(x), "y": np.asarray(v, dtype=np.float64), "mode": "lines+markers",
+               "name": html.escape(name)} for name, v in series.items()]
+    return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.25},
+                   xaxis={"title": _axis_title(x_title), "type": "log" if log_x else "linear"},
+                   yaxis={"title": _axis_title(y_title)})
 
 
 def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple[int, int] | None = None,
@@ -134,20 +160,28 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
     values = np.asarray(values, dtype=np.float32)
     bound = bound or float(np.nanmax(np.abs(values - zmid))) or 1.0
     n_layers, n_heads = values.shape
-    fig = go.Figure(go.Heatmap(
-        z=values, x=[f"H{h}" for h in range(n_heads)], y=[f"L{layer}" for layer in range(n_layers)],
-        colorscale=PREFERENCE_SCALE, zmid=zmid, zmin=zmid - bound, zmax=zmid + bound,
-        texttemplate=text_format, textfont={"size": 14 if teaching else 11},
-        hovertemplate="layer %{y}, head %{x}: %{z:.3f}<extra></extra>", xgap=1, ygap=1,
-        colorbar={"thickness": 12, "title": {"text": html.escape(colorbar_title)}},
-    ))
-    fig.update_yaxes(autorange="reversed", type="category", title="layer")
-    fig.update_xaxes(type="category", title="head", side="top")
+    trace = {
+        "type": "heatmap", "z": values, "x": [f"H{h}" for h in range(n_heads)],
+        "y": [f"L{layer}" for layer in range(n_layers)],
+        "colorscale": PREFERENCE_SCALE, "zmid": zmid, "zmin": zmid - bound, "zmax": zmid + bound,
+        "texttemplate": text_format, "textfont": {"size": 14 if teaching else 11},
+        "hovertemplate": "layer %{y}, head %{x}: %{z:.3f}<extra></extra>", "xgap": 1, "ygap": 1,
+        "colorbar": {"thickness": 12, "title": {"text": html.escape(colorbar_title)}},
+    }
+    shapes = []
     if highlight is not None:
         layer, head = highlight
-        fig.add_shape(type="rect", x0=head - 0.5, x1=head + 0.5, y0=layer - 0.5, y1=layer + 0.5,
-                      line={"color": HIGHLIGHT, "width": 3})
-    return _layout(fig, title, teaching, 150 + 48 * n_layers, top_axis=True)
+        shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
+                       "line": {"color": HIGHLIGHT, "width": 3}})
+    return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
+                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
+                   xaxis=_category_axis(title=_axis_title("head"), side="top"), shapes=shapes)
+
+
+def _grid_domains(count: int, spacing: float) -> list[tuple[float, float]]:
+    """Equal cells along one side of a subplot grid, as plotly's make_subplots lays them out."""
+    size = (1 - spacing * (count - 1)) / count
+    return [(i * (size + spacing), i * (size + spacing) + size) for i in range(count)]
 
 
 def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teaching: bool = False):
@@ -155,28 +189,33 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
     n = len(matrices)
     rows = (n + columns - 1) // columns
     labels = axis_labels(tokens)
-    fig = make_subplots(rows=rows, cols=columns, subplot_titles=[html.escape(t) for t in titles],
-                        horizontal_spacing=0.03, vertical_spacing=0.08)
     show_ticks = len(tokens) <= 12
+    x_domains = _grid_domains(columns, 0.03)
+    y_domains = _grid_domains(rows, 0.08)[::-1]  # the first row at the top
+    traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
-        fig.add_trace(go.Heatmap(z=np.asarray(matrix, dtype=np.float32), x=labels, y=labels,
-                                 colorscale=WEIGHTS_SCALE, zmin=0, zmax=1, showscale=(i == 0),
-                                 colorbar={"thickness": 10},
-                                 hovertemplate=f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"),
-                      row=i // columns + 1, col=i % columns + 1)
-    fig.update_yaxes(autorange="reversed", type="category", showticklabels=show_ticks, tickfont={"size": 9})
-    fig.update_xaxes(type="category", showticklabels=show_ticks, tickfont={"size": 9}, tickangle=-60)
-    return _layout(fig, title, teaching, 260 * rows + 80)
+        suffix = "" if i == 0 else str(i + 1)
+        row, column = divmod(i, columns)
+        traces.append({"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
+                       "colorscale": WEIGHTS_SCALE, "zmin": 0, "zmax": 1, "showscale": i == 0,
+                       "colorbar": {"thickness": 10}, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                       "hovertemplate": f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"})
+        axes[f"xaxis{suffix}"] = _category_axis(domain=list(x_domains[column]), anchor=f"y{suffix}",
+                                                showticklabels=show_ticks, tickfont={"size": 9}, tickangle=-60)
+        axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
+                                                         showticklabels=show_ticks, tickfont={"size": 9})
+        subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False, "font": {"size": 16},
+                               "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
+                               "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
+    return _figure(traces, title, teaching, 260 * rows + 80, annotations=subplot_titles, **axes)
 
 
 def similarity_map(matrix, labels, title: str, teaching: bool = False):
-    matrix = np.asarray(matrix, dtype=np.float32)
-    fig = go.Figure(go.Heatmap(z=matrix, x=labels, y=labels, colorscale="Viridis_r", zmin=0,
-                               hovertemplate="%{y} vs %{x}: %{z:.3f}<extra></extra>",
-                               colorbar={"thickness": 12, "title": {"text": "distance"}}))
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", side="top")
-    return _layout(fig, title, teaching, 520, top_axis=True)
+    trace = {"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
+             "colorscale": DISTANCE_SCALE, "zmin": 0, "hovertemplate": "%{y} vs %{x}: %{z:.3f}<extra></extra>",
+             "colorbar": {"thickness": 12, "title": {"text": "distance"}}}
+    return _figure([trace], title, teaching, 520, top_axis=True, yaxis=_reversed_category_axis(),
+                   xaxis=_category_axis(side="top"))
 
 
 def download_config(filename: str, teaching: bool = False) -> dict:

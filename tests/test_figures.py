@@ -1,0 +1,71 @@
+"""The figure builders skip plotly's validation for speed, so these tests validate what they build."""
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+
+from ui import figures
+
+TOKENS = ["I", "am", "good", ".", "<b>x</b>", "am"]
+RNG = np.random.default_rng(0)
+WEIGHTS = RNG.dirichlet(np.ones(6), size=6)
+SIGNED = RNG.standard_normal((6, 6))
+
+BUILDERS = {
+    "weights heatmap": lambda: figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, "Step 3 & <i>", highlight_row=2),
+    "signed heatmap, teaching": lambda: figures.matrix_heatmap(SIGNED, TOKENS, TOKENS, "t", kind="signed",
+                                                               teaching=True),
+    "vectors heatmap": lambda: figures.matrix_heatmap(SIGNED[:, :4], TOKENS, None, "t", kind="vectors"),
+    "row bars": lambda: figures.row_bars(WEIGHTS[0], TOKENS, "t", highlight=1),
+    "row bars, plain numbers": lambda: figures.row_bars(SIGNED[0], TOKENS, "t", percent=False),
+    "compare bars": lambda: figures.compare_bars({"scaled": WEIGHTS[0], "not <scaled>": WEIGHTS[1]}, TOKENS, "t"),
+    "line chart": lambda: figures.line_chart([1, 4, 16], {"spread": [1.0, 2.0, 4.0]}, "t", "d_k", "std",
+                                             log_x=True),
+    "layer × head grid": lambda: figures.layer_head_grid(RNG.random((6, 12)), "t", highlight=(1, 2),
+                                                         colorbar_title="share"),
+    "small multiples": lambda: figures.small_multiples([WEIGHTS] * 12, TOKENS, [f"H{h}" for h in range(12)], "t"),
+    "similarity map": lambda: figures.similarity_map(WEIGHTS, [f"H{h}" for h in range(6)], "t"),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_every_builder_makes_a_valid_plotly_figure(name):
+    spec = BUILDERS[name]().to_dict()
+    go.Figure(spec)  # plotly's full validation: raises on any unknown property or bad value
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_figures_keep_streamlits_theme_and_use_explicit_colour_lists(name):
+    spec = json.loads(plotly.io.to_json(BUILDERS[name](), validate=False))
+    # Streamlit styles the chart through layout.template; plotly's own default would override the app theme.
+    assert spec["layout"]["template"] == figures.EMPTY_TEMPLATE
+    for trace in spec["data"]:
+        if "colorscale" in trace:
+            assert isinstance(trace["colorscale"], list), "plotly.js does not know Python-side names such as RdBu_r"
+
+
+def test_invalid_spec_is_caught_by_the_validation_these_tests_use():
+    spec = figures.row_bars(WEIGHTS[0], TOKENS, "t").to_dict()
+    spec["data"][0]["no_such_property"] = 1
+    with pytest.raises(ValueError):
+        go.Figure(spec)
+
+
+def test_small_multiples_lay_out_one_grid_cell_per_head_top_row_first():
+    layout = figures.small_multiples([WEIGHTS] * 6, TOKENS, [f"H{h}" for h in range(6)], "t", columns=4).layout
+    assert layout.xaxis.domain[0] == 0 and layout.xaxis4.domain[1] == pytest.approx(1)
+    assert layout.yaxis.domain[1] == pytest.approx(1) and layout.yaxis5.domain[0] == pytest.approx(0)
+    assert [a.text for a in layout.annotations] == [f"H{h}" for h in range(6)]
+    assert layout.annotations[0].x == pytest.approx(sum(layout.xaxis.domain) / 2)
+
+
+def test_heatmap_writes_values_in_cells_only_while_they_fit():
+    small = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, "t")
+    big_tokens = [f"w{i}" for i in range(40)]
+    big = figures.matrix_heatmap(np.full((40, 40), 1 / 40), big_tokens, big_tokens, "t")
+    assert small.data[0].texttemplate == "%{z:.2f}"
+    assert big.data[0].texttemplate is None
+    assert big.data[0].z.dtype == np.float32
