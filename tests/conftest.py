@@ -16,6 +16,14 @@ def model():
     return AttentionModel()
 
 
+@pytest.fixture(scope="session")
+def reference():
+    """The same model run by sentence-transformers and PyTorch: what "the model's own attention" means."""
+    from attention.model import AttentionModel
+
+    return AttentionModel(backend="torch")
+
+
 APP = str(ROOT / "app.py")
 
 

@@ -14,7 +14,7 @@ PARITY_SENTENCES = [
 ]
 
 
-def test_model_loads_offline_with_384_dim_tokens(model):
+def test_model_loads_offline_with_384_dim_tokens(model, reference):
     analysis = model.analyze("I am good.")
     assert analysis.tokens == ["[CLS]", "i", "am", "good", ".", "[SEP]"]
     assert analysis.is_special.tolist() == [True, False, False, False, False, True]
@@ -22,7 +22,7 @@ def test_model_loads_offline_with_384_dim_tokens(model):
     assert analysis.hidden_states.shape == (7, 6, 384)
     assert analysis.attentions.shape == (6, 12, 6, 6)
     assert (model.n_layers, model.n_heads, model.d_model, model.d_head) == (6, 12, 384, 32)
-    np.testing.assert_allclose(model.encode_tokens("I am good."), analysis.token_embeddings, atol=1e-5)
+    np.testing.assert_allclose(reference.encode_tokens("I am good."), analysis.token_embeddings, atol=1e-5)
 
 
 @pytest.mark.parametrize("sentence", PARITY_SENTENCES)
@@ -31,6 +31,14 @@ def test_parity_with_the_models_attention_every_layer_and_head(model, sentence):
     ours = model.core_attentions(analysis)
     assert ours.shape == (6, 12, analysis.n_tokens, analysis.n_tokens)
     worst = float(np.abs(ours - analysis.attentions).max())
+    assert worst <= 1e-5, worst
+
+
+@pytest.mark.parametrize("sentence", PARITY_SENTENCES)
+def test_parity_with_pytorchs_attention_every_layer_and_head(model, reference, sentence):
+    """The app's numbers (numpy forward, then our four steps) against the PyTorch model's own probabilities."""
+    ours = model.core_attentions(model.analyze(sentence))
+    worst = float(np.abs(ours - reference.analyze(sentence).attentions).max())
     assert worst <= 1e-5, worst
 
 

@@ -35,7 +35,7 @@ def _load_model(name: str) -> AttentionModel:
 def get_model(name: str | None = None) -> AttentionModel:
     """The model, loaded once per process and shared by every session."""
     name = resolve_model_name(name)
-    with st.spinner(f"Loading the model ({md(name)}) — the first time takes about 10 seconds…"):
+    with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
         return _load_model(name)
 
 
@@ -160,8 +160,7 @@ def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
     except ModelLoadError:
         return []
     tokens = model.tokenize(_clean_sentence(sentence))
-    special = set(model.tokenizer.all_special_tokens) - {model.tokenizer.unk_token}
-    return [t for t in tokens if show_special or t not in special]
+    return [t for t in tokens if show_special or t not in model.special_tokens]
 
 
 def _leave_legacy_pages_mode() -> None:
@@ -288,6 +287,9 @@ def parity_badge(view: View) -> None:
     ok = view.parity <= 1e-5
     text = (f"{'✅' if ok else '⚠️'} Matches the model: our numpy weights differ from the model's own attention "
             f"(layer {view.settings.layer}, head {view.settings.head}) by at most {view.parity:.1e}.")
+    if view.model.backend == "numpy":
+        text += (" The model itself runs here as a small numpy program with its own trained weights "
+                 "(attention/bert.py); the tests check that it gives PyTorch's numbers to 1e-5.")
     if not view.settings.show_special:
         text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
                  "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
