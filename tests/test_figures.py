@@ -60,6 +60,9 @@ def test_small_multiples_lay_out_one_grid_cell_per_head_top_row_first():
     assert layout.yaxis.domain[1] == pytest.approx(1) and layout.yaxis5.domain[0] == pytest.approx(0)
     assert [a.text for a in layout.annotations] == [f"H{h}" for h in range(6)]
     assert layout.annotations[0].x == pytest.approx(sum(layout.xaxis.domain) / 2)
+    # Row labels once per grid row, on the left: inner columns' labels would sit on the neighbouring heatmap.
+    assert [layout[f"yaxis{'' if i == 0 else i + 1}"].showticklabels for i in range(6)] == [True, False, False,
+                                                                                            False, True, False]
 
 
 def test_heatmap_writes_values_in_cells_only_while_they_fit():

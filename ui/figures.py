@@ -202,8 +202,10 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
                        "hovertemplate": f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"})
         axes[f"xaxis{suffix}"] = _category_axis(domain=list(x_domains[column]), anchor=f"y{suffix}",
                                                 showticklabels=show_ticks, tickfont={"size": 9}, tickangle=-60)
+        # Every head has the same rows: labelling them once, left of the grid, keeps them off the neighbour.
+        inner = {"showticklabels": False, "ticks": ""} if column else {"showticklabels": show_ticks}
         axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
-                                                         showticklabels=show_ticks, tickfont={"size": 9})
+                                                         tickfont={"size": 9}, **inner)
         subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False, "font": {"size": 16},
                                "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
                                "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
