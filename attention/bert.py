@@ -31,26 +31,42 @@ _ERF_DENOMINATOR = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438
 
 
 def erf(x):  # [...] -> [...], within 5e-7 of the exact erf in float32
-    x = np.clip(x, -4.0, 4.0)  # erf(±4) is ±1 to float32 precision
+    # Every operation writes in place after the first: on a [32, 1536] matrix each extra temporary costs as
+    # much as the arithmetic, and GELU runs this on the widest matrix of every layer.
+    x = np.minimum(x, 4.0)  # erf(±4) is ±1 to float32 precision
+    np.maximum(x, -4.0, out=x)
     x2 = x * x
-    numerator, denominator = np.full_like(x, _ERF_NUMERATOR[0]), np.full_like(x, _ERF_DENOMINATOR[0])
-    for coefficient in _ERF_NUMERATOR[1:]:
-        numerator *= x2
+    numerator = x2 * _ERF_NUMERATOR[0]
+    for coefficient in _ERF_NUMERATOR[1:-1]:
         numerator += coefficient
-    for coefficient in _ERF_DENOMINATOR[1:]:
-        denominator *= x2
+        numerator *= x2
+    numerator += _ERF_NUMERATOR[-1]
+    denominator = x2 * _ERF_DENOMINATOR[0]
+    for coefficient in _ERF_DENOMINATOR[1:-1]:
         denominator += coefficient
-    return x * numerator / denominator
+        denominator *= x2
+    denominator += _ERF_DENOMINATOR[-1]
+    numerator *= x
+    numerator /= denominator
+    return numerator
 
 
 def gelu(x):  # [...] -> [...], the exact (erf) GELU that BERT's "gelu" means, not the tanh approximation
-    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
+    half_x = x * 0.5
+    out = erf(x * (1.0 / math.sqrt(2.0)))
+    out += 1.0
+    out *= half_x
+    return out
 
 
 def self_attention(x, p, n_heads):  # [n, d_model] -> [n, d_model] context, [n_heads, n, n] probabilities
-    """All heads at once, with the core's own projection, head split and softmax."""
-    q, k, v = (core.split_heads(core.project(x, p[f"attention.self.{name}.weight"], p[f"attention.self.{name}.bias"]),
-                                n_heads) for name in ("query", "key", "value"))
+    """All heads at once, with the core's own projection, head split and softmax.
+
+    Q, K and V come from one projection with W_Q, W_K, W_V side by side (GPT-2's c_attn): one matrix product
+    instead of three.
+    """
+    qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
+    q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
     probabilities = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1]))
     return core.merge_heads(probabilities @ v), probabilities
 
@@ -68,6 +84,17 @@ def encoder_layer(x, p, n_heads, eps):  # [n, d_model] -> [n, d_model] out, atte
 
 def to_x_at_w(array):  # a linear layer's [out, in] weight -> a contiguous [in, out]; biases and gains unchanged
     return np.ascontiguousarray(array.T) if array.ndim == 2 else array
+
+
+def fuse_qkv(p):  # one layer's weights -> the same, plus "attention.self.qkv.*" [d_model, 3 d_model]
+    """W_Q, W_K, W_V side by side in one array; the separate names become views of it, so no memory is doubled."""
+    names = [f"attention.self.{name}" for name in ("query", "key", "value")]
+    for part in ("weight", "bias"):
+        fused = np.concatenate([p[f"{name}.{part}"] for name in names], axis=-1)
+        p[f"attention.self.qkv.{part}"] = fused
+        for name, view in zip(names, np.split(fused, 3, axis=-1)):
+            p[f"{name}.{part}"] = view
+    return p
 
 
 @dataclass(frozen=True)
@@ -89,7 +116,8 @@ class NumpyBert:
         # Some checkpoints prefix every name with "bert."; the names below are relative to the encoder.
         self.weights = {name.removeprefix("bert."): array if "embeddings." in name else to_x_at_w(array)
                         for name, array in weights.items()}
-        self.layers = [{name[len(prefix):]: array for name, array in self.weights.items() if name.startswith(prefix)}
+        self.layers = [fuse_qkv({name[len(prefix):]: array for name, array in self.weights.items()
+                                 if name.startswith(prefix)})
                        for prefix in (f"encoder.layer.{i}." for i in range(self.n_layers))]
 
     @classmethod

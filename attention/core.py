@@ -74,7 +74,7 @@ def project(x, w, b=None):  # [n, d_model], [d_model, d_k], [d_k] -> [n, d_k]
         )
     out = x @ w.astype(x.dtype, copy=False)
     if b is not None:
-        out = out + np.asarray(b, dtype=x.dtype)
+        out += np.asarray(b, dtype=x.dtype)  # in place: the product is a fresh array nobody else holds
     return out
 
 
