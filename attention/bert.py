@@ -30,24 +30,24 @@ _ERF_DENOMINATOR = (-1.45660718464996e-05, -2.13374055278905e-04, -1.68282697438
                     -1.42647390514189e-02)
 
 
+def _polynomial(x2, coefficients):  # [...], highest power first -> [...]
+    """Horner's rule on one fresh array updated in place: each extra temporary on a [32, 1536] matrix costs as
+    much as the arithmetic, and GELU runs this on the widest matrix of every layer."""
+    value = x2 * coefficients[0]
+    for coefficient in coefficients[1:-1]:
+        value += coefficient
+        value *= x2
+    value += coefficients[-1]
+    return value
+
+
 def erf(x):  # [...] -> [...], within 5e-7 of the exact erf in float32
-    # Every operation writes in place after the first: on a [32, 1536] matrix each extra temporary costs as
-    # much as the arithmetic, and GELU runs this on the widest matrix of every layer.
     x = np.minimum(x, 4.0)  # erf(±4) is ±1 to float32 precision
     np.maximum(x, -4.0, out=x)
     x2 = x * x
-    numerator = x2 * _ERF_NUMERATOR[0]
-    for coefficient in _ERF_NUMERATOR[1:-1]:
-        numerator += coefficient
-        numerator *= x2
-    numerator += _ERF_NUMERATOR[-1]
-    denominator = x2 * _ERF_DENOMINATOR[0]
-    for coefficient in _ERF_DENOMINATOR[1:-1]:
-        denominator += coefficient
-        denominator *= x2
-    denominator += _ERF_DENOMINATOR[-1]
+    numerator = _polynomial(x2, _ERF_NUMERATOR)
     numerator *= x
-    numerator /= denominator
+    numerator /= _polynomial(x2, _ERF_DENOMINATOR)
     return numerator
 
 
@@ -114,13 +114,13 @@ class NumpyBert:
         self.d_model = int(config["hidden_size"])
         self.eps = float(config.get("layer_norm_eps", 1e-12))
         # Some checkpoints prefix every name with "bert."; the names below are relative to the encoder.
-        self.weights = {name.removeprefix("bert."): array if "embeddings." in name else to_x_at_w(array)
-                        for name, array in weights.items()}
-        self.layers = [fuse_qkv({name[len(prefix):]: array for name, array in self.weights.items()
+        weights = {name.removeprefix("bert."): array for name, array in weights.items()}
+        # The embeddings (and the unused pooler) stay as stored; the layers hold every linear weight once, as
+        # [in, out], with Q/K/V fused.
+        self.weights = {name: array for name, array in weights.items() if not name.startswith("encoder.")}
+        self.layers = [fuse_qkv({name[len(prefix):]: to_x_at_w(array) for name, array in weights.items()
                                  if name.startswith(prefix)})
                        for prefix in (f"encoder.layer.{i}." for i in range(self.n_layers))]
-        # The layers hold their weights now (Q/K/V fused); keeping the originals here too would cost ~11 MB.
-        self.weights = {name: array for name, array in self.weights.items() if not name.startswith("encoder.")}
 
     @classmethod
     def from_folder(cls, folder: str | Path) -> "NumpyBert":
