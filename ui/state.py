@@ -294,3 +294,25 @@ def parity_badge(view: View) -> None:
         text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
                  "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
     (st.success if ok else st.warning)(text)
+
+
+BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
+
+
+@st.cache_resource(show_spinner="Scoring the built-in sentence pairs (once for everyone)…", max_entries=2)
+def builtin_pronoun_scoreboard(model_name: str):
+    """The pronoun page's built-in test set, scored once per process: it does not depend on the session.
+
+    It reads the model's own attention, not the bounded per-session cache of sentences (16 passes would
+    push every user's sentences out of it).
+    """
+    from attention import pronoun
+
+    BUILTIN_PRONOUN_SCORINGS["count"] += 1
+    model = _load_model(resolve_model_name(model_name or None))
+
+    def attentions_of(text):
+        analysis = model.analyze(text)
+        return analysis.attentions, analysis.tokens, analysis.word_ids
+
+    return pronoun.score_heads(pronoun.PAIRS, attentions_of)
