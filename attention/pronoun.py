@@ -226,7 +226,8 @@ def choose(sentence: str, words: list[Word], pronoun: int | None = None) -> Choi
 
     The pronoun: the first he/she/it/they, else the first him/her/them, else the first its/his/their.
     Candidates: before the pronoun, the last word of each noun phrase ("the city council" -> "council") and
-    every capitalised name ("Anna"); if that gives fewer than two, other content words before the pronoun.
+    every capitalised name ("Anna"); if that gives fewer than two, other content words before the pronoun that
+    do not look like verbs.
     Determiners, auxiliaries, punctuation and word-piece fragments are never candidates. Pass `pronoun` (an
     index into words) to find the candidates of a pronoun the user picked.
     """
@@ -266,7 +267,7 @@ def choose(sentence: str, words: list[Word], pronoun: int | None = None) -> Choi
     if texts[pronoun] in PERSONAL and len(names) >= 2:  # he/she: people first, the nearest names
         heads = sorted(names) + [i for i in heads if i not in names]
     if len(heads) < 2:
-        fill = [i for i in others if not _is_verb_like(texts[i])] + [i for i in others if _is_verb_like(texts[i])]
+        fill = [i for i in others if not _is_verb_like(texts[i])]   # a verb is never offered by default
         heads = sorted(heads + fill[:2 - len(heads)])
     return Choice(pronoun, tuple(heads), fragments)
 

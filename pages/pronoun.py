@@ -88,9 +88,10 @@ chosen = right.multiselect("Candidates it could refer to (two or more; the first
                            max_selections=6)
 pronoun = words[pronoun_index]
 if len(choice.pair) < 2 and len(chosen) < 2:
-    st.info(f"Before {quote(pronoun.text)} this sentence has no two words it could refer to (nouns such as "
-            "“dog”, names such as “Anna”). Pick two candidates above, or try a sentence like "
-            "“The cat chased the mouse because it was hungry.”")
+    found = (f"only one word it could refer to, {quote(words[choice.pair[0]].text)}" if choice.pair else
+             "no word it could refer to (a noun such as “dog”, a name such as “Anna”)")
+    st.info(f"Before {quote(pronoun.text)} this sentence has {found}. Pick two candidates above, or try a "
+            "sentence like “The cat chased the mouse because it was hungry.”")
     st.stop()
 if len(chosen) < 2:
     st.info("Pick at least two candidate words (not the pronoun itself).")
@@ -120,16 +121,14 @@ st.markdown(
     f"Each cell is one head. The number is the share of the attention of {quote(pronoun.text)} that goes "
     f"to {quote(a.text)}: **1.00** would be all of it. The framed cell is the head that gives {quote(a.text)} the most."
 )
-figures.show(figures.layer_head_grid(verdict.weight_a, f"Weight “{pronoun.text}”→{a.text} · “{short}”",
-                                     teaching=teaching, highlight=verdict.best, zmid=0.0,
-                                     bound=max(float(verdict.weight_a.max()), 0.01),
-                                     colorbar_title=f"on {a.text}"),
+figures.show(figures.weight_grid(verdict.weight_a, f"Weight “{pronoun.text}”→{a.text} · “{short}”",
+                                 teaching=teaching, highlight=verdict.best, colorbar_title=f"on {a.text}"),
              figures.figure_filename("pronoun_weight", sentence, a.text), teaching)
 
 st.header(f"Each head's preference: {quote(a.text)} or {quote(b.text)}?")
 st.markdown(
-    f"Now only the two words count. The number is {quote(a.text)}'s share of what {quote(pronoun.text)} gives "
-    f"the two: **1** = all on {quote(a.text)}, **0.5** = no preference, **0** = all on {quote(b.text)}. Green "
+    f"Now only the two words count. The number is the share of {quote(a.text)} in what {quote(pronoun.text)} "
+    f"gives the two: **1** = all on {quote(a.text)}, **0.5** = no preference, **0** = all on {quote(b.text)}. Green "
     f"leans to {quote(a.text)}, pink to {quote(b.text)}. A blank cell is a head that looks elsewhere: the two "
     f"words together get less than {pct(pr.ELSEWHERE)} of its attention, so its preference means little."
 )

@@ -143,7 +143,7 @@ def test_open_a_pronoun_head_in_the_step_pages(server, page):
     page.wait_for_url("**/step3_softmax**", timeout=60_000)
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
-    assert "A dog ate the food" in title and "learned weights, layer 1 head 8" in title  # the best head
+    assert "A dog ate the food" in title and "learned weights, layer 5 head 11" in title  # most weight on "dog"
     assert page.get_by_text("Reading the row of “it”").count() == 1
     assert "sentence=A+dog" in page.url
 

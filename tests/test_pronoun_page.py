@@ -87,13 +87,16 @@ def test_picks_for_the_same_sentence_are_kept_and_a_new_sentence_starts_fresh():
     assert "put more attention on “food” than on “dog”" in all_text(at)
     at.text_input(key="pron_sentence").input(THREE[1][0]).run()
     assert analysed(at) == ("it", ["cat", "mouse"])
+    at.switch_page("pages/step3_softmax.py").run()
+    at.switch_page(PAGE).run()                          # coming back: the typed sentence is still there
+    assert at.text_input(key="pron_sentence").value == THREE[1][0]
 
 
 def test_no_candidate_then_a_split_candidate_never_shows_a_stale_result(model):
     at = run_app(PAGE)
     at.text_input(key="pron_sentence").input("It is raining today.").run()
     assert not at.exception
-    assert any("no two words it could refer to" in i.value for i in at.info)
+    assert any("this sentence has no word it could refer to" in i.value for i in at.info)
     assert not at.get("plotly_chart")                   # nothing left over from the previous sentence
     sentence = "The aardvark chased the wombat because it was hungry."
     at.text_input(key="pron_sentence").input(sentence).run()
@@ -164,3 +167,16 @@ def test_typing_three_sentences_in_chromium():
             assert page.get_by_role("combobox", name="Pronoun").input_value().startswith(f"{pronoun} (#")
             tags = page.locator('[data-testid="stMultiSelect"] [data-tag] > span').all_text_contents()
             assert [t.split(" (#")[0] for t in tags] == [a, b], tags
+
+
+def test_weight_grid_is_a_valid_figure_that_starts_at_zero():
+    import plotly.graph_objects as go
+
+    from ui import figures
+
+    values = np.random.default_rng(0).random((6, 12)) * 0.6
+    spec = figures.weight_grid(values, "t", highlight=(1, 2), colorbar_title="on dog").to_dict()
+    go.Figure(spec)  # plotly's full validation
+    trace = spec["data"][0]
+    assert trace["zmin"] == 0 and trace["zmax"] == pytest.approx(values.max()) and "zmid" not in trace
+    assert isinstance(trace["colorscale"], list) and spec["layout"]["shapes"]

@@ -240,3 +240,16 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
     import streamlit as st
 
     st.plotly_chart(fig, config=download_config(filename, teaching), key=key)
+
+
+def weight_grid(values, title: str, teaching: bool = False, highlight: tuple[int, int] | None = None,
+                colorbar_title: str = ""):
+    """A layers × heads grid of attention weights: one colour from 0 (white) up, no 'negative' half."""
+    values = np.asarray(values, dtype=np.float32)
+    top = max(float(np.nanmax(values)), 0.01)
+    fig = layer_head_grid(values, title, teaching, highlight, zmid=top / 2, bound=top / 2,
+                          colorbar_title=colorbar_title)
+    trace = fig.to_dict()["data"][0]
+    trace.update(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=top)
+    trace.pop("zmid", None)
+    return go.Figure({"data": [trace], "layout": fig.to_dict()["layout"]}, _validate=False)
