@@ -327,8 +327,8 @@ def verdict(pronoun_rows, tokens, a: Word, b: Word, pronoun_text: str, quote=lam
         second = (f"Every head gives the two words together at least {percent(ELSEWHERE)} of the attention of {qp}.")
     else:
         second = (f"In {n - looking} of them the two words together get less than {percent(ELSEWHERE)} of the "
-                  f"attention of {qp} (blank in the second grid: that head looks elsewhere). Of the {looking} heads that "
-                  f"do look at the two words, {looking_a} prefer {qa}.")
+                  f"attention of {qp} (blank in the second grid: that head looks elsewhere). Of the {looking} heads "
+                  f"that do look at the two words, {looking_a} prefer {qa}.")
     w_a, w_b = float(weight_a[best]), float(weight_b[best])
     third = (f"Layer {best[0]} head {best[1]} gives {qa} the most weight: {percent(w_a)} of the attention of {qp} "
              f"({qb} gets {percent(w_b)}).")

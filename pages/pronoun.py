@@ -133,7 +133,8 @@ st.markdown(
     f"words together get less than {pct(pr.ELSEWHERE)} of its attention, so its preference means little."
 )
 shown_share = np.where(verdict.looks_elsewhere, np.nan, verdict.share_a)
-figures.show(figures.layer_head_grid(shown_share, f"Share of “{pronoun.text}”→{a.text} vs {b.text} · “{short}”",
+share_title = f"Share of “{pronoun.text}”→{a.text} vs {b.text} · “{short}”"
+figures.show(figures.layer_head_grid(shown_share, share_title,
                                      teaching=teaching, zmid=0.5, bound=0.5, colorbar_title=f"{a.text} share"),
              figures.figure_filename("pronoun_grid", sentence, f"{a.text}-{b.text}"), teaching)
 

@@ -167,7 +167,8 @@ def test_verdict_ranks_by_absolute_weight_not_by_share():
     assert "**2 of 3 heads** put more attention on “dog” than on “food”, 1 more on “food”." in text
     assert "In 1 of them the two words together get less than 10%" in text
     assert "Of the 2 heads that do look at the two words, 1 prefer “dog”." in text
-    assert "Layer 0 head 1 gives “dog” the most weight: 40% of the attention of “it” (“food” gets 30%)." in text
+    assert ("Layer 0 head 1 gives “dog” the most weight: 40% of the attention of “it” (“food” gets 30%)."
+            in text)
     assert "this head's largest share, 30%, goes to “was”" not in text   # "was" gets 30% here: A is the top
     assert "“dog” is its largest single target" in text
 
@@ -200,7 +201,8 @@ def test_contrast_and_testset_sentences_are_computed():
     assert "about 1 of 4 heads by luck: 1 is **about equal to chance**" in summary["sentence"]
     board = pr.Scoreboard(np.array([[10, 12]]), np.array([[1, 6]]), 16, 8, 8, 8)
     assert "**6 of 8**" in pr.testset_conclusion(board)
-    assert "typically gets 3" in pr.testset_conclusion(board) and "**better than chance**" in pr.testset_conclusion(board)
+    conclusion = pr.testset_conclusion(board)
+    assert "typically gets 3" in conclusion and "**better than chance**" in conclusion
     board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 1), 16, 8, 8, 8)
     assert "**worse than chance**" in pr.testset_conclusion(board)
 
