@@ -20,6 +20,7 @@ pages = {
         st.Page("pages/multihead.py", title="Multi-head attention"),
         st.Page("pages/whatif.py", title="What-if lab"),
         st.Page("pages/quiz.py", title="Check yourself"),
+        st.Page("pages/glossary.py", title="Glossary", icon="📚"),
     ],
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow

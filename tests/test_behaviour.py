@@ -202,19 +202,3 @@ def test_every_session_shares_one_model():
     first = ui.state._load_model(ui.state.resolve_model_name(None))
     app("pages/step3_softmax.py", sentence="Second session.")
     assert ui.state._load_model(ui.state.resolve_model_name(None)) is first
-
-
-def test_quiz_answers_quote_the_live_numbers():
-    at = app("pages/quiz.py", special=True)
-    at.radio(key="quiz_11").set_value("So the output is a weighted average of the values")
-    at.radio(key="quiz_12").set_value("Nothing changes")
-    at.run()
-    assert not at.exception
-    right = [s.value for s in at.success]
-    wrong = [e.value for e in at.error]
-    assert len(right) == 1 and "1.000000" in right[0]
-    assert len(wrong) == 1 and "Not quite" in wrong[0] and "negative entries" in wrong[0]
-    at3 = app("pages/step3_softmax.py", special=True)
-    weights = figure_z(at3)
-    first_row_sum = f"{weights[0].sum():.6f}"
-    assert first_row_sum in right[0]
