@@ -19,6 +19,7 @@ view = current_view()
 tokens = view.tokens
 st.subheader("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
+from ui import whys; whys.show_tokens(view)
 st.caption(f"{len(tokens)} tokens. Q, K and V come from: {view.label}.")
 parity_badge(view)
 

@@ -48,4 +48,5 @@ st.markdown(
 )
 st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
 downloads(view, "step1_scores", s.raw, tokens)
+from ui import whys; whys.show_step1(view)
 st.page_link("pages/step2_scaling.py", label="Next: step 2, scaling by √d_k →")

@@ -51,4 +51,5 @@ st.markdown(
     "projection and a feed-forward network) to the next layer, which repeats the whole process."
 )
 downloads(view, "step4_output", s.output)
+from ui import whys; whys.show_step4(view)
 st.page_link("pages/pronoun.py", label="Next: does “it” attend to “dog”? →")

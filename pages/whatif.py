@@ -77,3 +77,4 @@ explain[f"temperature × {temperature:g}"] = (
 explain["scores × 1000"] = explain.pop("scores × 1000")
 st.markdown(explain.get(choice, "") + f" For {quote(view.token_label)}: the largest weight is "
             f"{pct(normal.weights[i].max())} normally and {pct(run.weights[i].max())} here.")
+from ui import whys; whys.show_whatif(view)
