@@ -124,16 +124,27 @@ def sidebar_ui() -> Settings:
                               help="Any text; it is split into the model's word pieces.")
     side.header("How Q, K and V are made")
     # Options are their own short names so a shared link reads ?mode=identity.
-    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params")
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
+                      help="How each token's query, key and value are made from its embedding (the list of "
+                           "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
+                           "by random tables, or not changed at all.")
     d_k, seed, layer, head = 32, 0, 0, 0
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
-                                 bind="query-params")
-        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params"))
+                                 bind="query-params",
+                                 help="How many numbers each query and key has. Longer vectors give larger "
+                                      "dot products, which is why step 2 divides by √d_k.")
+        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params",
+                                     help="Picks which random tables are drawn; the same seed gives the same "
+                                          "numbers again."))
     if mode in ("learned",):
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params")
-        head = columns[1].selectbox("Head", list(range(12)), key="head", bind="query-params")
+        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params",
+                                     help="The model repeats attention 6 times, each layer reading the one "
+                                          "before. Layer 0 reads the word embeddings.")
+        head = columns[1].selectbox("Head", list(range(12)), key="head", bind="query-params",
+                                    help="Each layer has 12 heads: 12 separate attentions, each with its own "
+                                         "W_Q, W_K, W_V, free to look for something different.")
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
                                       "Real heads often park attention on them.")
@@ -141,9 +152,12 @@ def sidebar_ui() -> Settings:
     token = 0
     if tokens:
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                               format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params")
+                               format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params",
+                               help="The token whose row of scores and weights the pages explain: the token "
+                                    "that is looking.")
     side.header("Display")
-    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
+                           help="Larger text and figures for screenshots and a projector.")
     with side.expander("Model"):
         model_name = st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="",
                                    key="model")

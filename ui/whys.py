@@ -57,10 +57,11 @@ def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
         pieces = _pieces(view, upper)
         notes.append(f"The model is *uncased*: it reads every letter as lower case, so {quote(upper)} shows as "
                      f"{_joined(pieces)}.")
-    split = next(((w, p) for w in re.findall(r"\w+", sentence)[:60] for p in [_pieces(view, w)] if any(t.startswith("##") for t in p)), None)
+    split = next(((w, p) for w in re.findall(r"\w+", sentence)[:60] for p in [_pieces(view, w)]
+                  if any(t.startswith("##") for t in p)), None)
     if split:
-        notes.append(f"A word the model does not know whole is cut into {term_link('word piece (##)', 'word pieces', query)}: "
-                     f"{quote(split[0])} becomes {_joined(split[1])}. “##” means “glued to the piece before”.")
+        notes.append(f"A word the model does not know whole is cut into "
+                     f"{term_link('word piece (##)', 'word pieces', query)}: {quote(split[0])} becomes {_joined(split[1])}. “##” means “glued to the piece before”.")
     apostrophe = next((w for w in words if re.search(r"\w['’]\w", w)), None)
     if apostrophe:
         notes.append(f"An apostrophe is punctuation, so it splits the word: {quote(apostrophe)} becomes "
