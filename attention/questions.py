@@ -229,7 +229,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                  STEP3),
         # --- step 4 (seed 004; "final step" + "how calculated" merged, "why multiply by V" + "why V not Q
         #     or K" merged, "weighted sum for" + "each output row" + "contextual" merged)
-        Question("final", g4, "What is the last step of self-attention?",
+        Question("final", g4, "Which operation makes the output, once the weights are known?",
                  ("Multiply the weights by V", "Apply softmax again", "Divide by √d_k"), 0,
                  f"output = weights · V: here a {n}×{n} matrix times a {n}×{steps.v.shape[1]} matrix, one row "
                  "per token.", STEP4),
