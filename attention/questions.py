@@ -149,11 +149,11 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "Divide by √d_k → weights·V → scores Q·Kᵀ → softmax"), 0,
                  f"Compare, shrink, turn into shares, mix. For your {n} tokens the four results are "
                  f"{n}×{n}, {n}×{n}, {n}×{n} and {n}×{steps.output.shape[1]} matrices.", STEP1),
-        Question("high_score", g1, f"The score of {me}'s query with a key is high. What does that say?",
+        Question("high_score", g1, f"The query of {me} gets a high score with one key. What does that say?",
                  ("The two vectors point in a similar direction: a good match",
                   "The two tokens are next to each other", "The key token is a long word"), 0,
                  "A dot product multiplies the two vectors number by number and adds up: it is large when they "
-                 f"point the same way. {me}'s query matches the key of {quote(tokens[int(steps.raw[i].argmax())])} "
+                 f"point the same way. The query of {me} matches the key of {quote(tokens[int(steps.raw[i].argmax())])} "
                  f"best (score {steps.raw[i].max():.2f}); its lowest score is {steps.raw[i].min():.2f}.", STEP1),
         Question("far_apart", g1, "Can a token attend to a word that is far away from it in the sentence?",
                  ("Yes: every pair of tokens gets a score, whatever the distance",
@@ -165,8 +165,8 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
         Question("scale", g2, "Why are the scores divided by √d_k?",
                  ("So softmax does not become all-or-nothing when the vectors are long",
                   "To make the scores negative", "To save memory"), 0,
-                 f"A dot product of d_k numbers spreads more as d_k grows. Here d_k = {steps.d_k}: {me}'s raw "
-                 f"scores spread over {steps.raw[i].std():.2f}, the scaled ones over {steps.scaled[i].std():.2f}. "
+                 f"A dot product of d_k numbers spreads more as d_k grows. Here d_k = {steps.d_k}: the raw scores "
+                 f"of {me} spread over {steps.raw[i].std():.2f}, the scaled ones over {steps.scaled[i].std():.2f}. "
                  f"Without scaling its largest weight would be {_pct(unscaled.max())} instead of "
                  f"{_pct(row.max())}.", STEP2),
         Question("gradient", g2, "What goes wrong for training when softmax is all-or-nothing?",
@@ -181,10 +181,10 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
         Question("role", g3, "What does softmax do to a row of scores?",
                  ("Turns any numbers into positive weights that add up to 1",
                   "Keeps only the single best token", "Computes the dot products"), 0,
-                 f"It raises e to each score and divides by the row's total. {me}'s scaled scores run from "
+                 f"It raises e to each score and divides by the row's total. The scaled scores of {me} run from "
                  f"{steps.scaled[i].min():.2f} to {steps.scaled[i].max():.2f}; its weights from "
                  f"{row.min():.3f} to {row.max():.3f}, and they add up to {row.sum():.6f}.", STEP3),
-        Question("arithmetic", g3, f"Work it out: how does softmax turn {me}'s scores into weights?", None, None,
+        Question("arithmetic", g3, f"Work it out: how does softmax turn the scores of {me} into weights?", None, None,
                  f"Take e to the power of each score (first subtracting the largest, which changes nothing): "
                  f"{listing(exps)}. Divide each by their total, {exps.sum():.3f}: {listing(row)}.", STEP3),
         Question("sum_to_one", g3, "Why must each row of weights add up to 1?",
@@ -196,7 +196,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
         Question("no_softmax", g3, "What would happen without softmax?",
                  ("Weights could be negative and rows would not add up to 1", "Nothing would change",
                   "The model would only read the first word"), 0,
-                 f"The scaled scores would be the weights: {me}'s row would be {listing(no_softmax, digits=2)}, "
+                 f"The scaled scores would be the weights: the row of {me} would be {listing(no_softmax, digits=2)}, "
                  f"adding up to {no_softmax.sum():.2f}, with {int((no_softmax < 0).sum())} negative entries. "
                  "That is no longer an average.", STEP3),
         Question("row_by_row", g3, "Softmax is applied to the score matrix…",
@@ -217,7 +217,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
         Question("extremes", g3, "A score is far larger than the rest of its row. What does softmax do?",
                  ("Gives that token almost all of the weight", "Makes all weights equal",
                   "Returns an error"), 0,
-                 f"Gaps become ratios: e^(gap). With {me}'s scores × 1000 its largest weight is {_pct(huge.max())}. "
+                 f"Gaps become ratios: e^(gap). With the scores of {me} × 1000 its largest weight is {_pct(huge.max())}. "
                  "Very negative scores get weights near 0. A careful softmax subtracts the row's largest score "
                  "first, so e never overflows.", WHATIF),
         Question("differentiable", g3, "Softmax is *differentiable*. Why does that matter?",
@@ -225,7 +225,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "It makes the weights add up to 1", "It makes the model run faster"), 0,
                  "Differentiable means every output changes smoothly with every input, so a gradient exists. "
                  "A hard “pick the best” would jump, and training could not tell which way to move. "
-                 f"In {me}'s row, nudging its top score changes its top weight at the rate {slope_scaled:.3f}.",
+                 f"In the row of {me}, nudging its top score changes its top weight at the rate {slope_scaled:.3f}.",
                  STEP3),
         # --- step 4 (seed 004; "final step" + "how calculated" merged, "why multiply by V" + "why V not Q
         #     or K" merged, "weighted sum for" + "each output row" + "contextual" merged)
@@ -238,7 +238,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "V is the largest matrix", "Q and K are deleted after step 1"), 0,
                  "Queries and keys only meet each other in the scores. The values are a third view of each token, "
                  "so a token can be found for one reason and pass on something else. "
-                 f"{me}'s output is {_pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares of "
+                 f"The output of {me} is {_pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares of "
                  "the others.", STEP4),
         Question("output_row", g4, f"What is the output row of {me}?", None, None,
                  f"A new, context-aware vector for {me}: {steps.output.shape[1]} numbers, a mix of all {n} value "
@@ -249,7 +249,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "Exactly V"), 0,
                  f"Each weight would be 1/{n}, so every row is the plain average of the values and no token knows "
                  f"who is asking. The average starts {', '.join(f'{v:.2f}' for v in uniform_out[:3])} …; "
-                 f"{me}'s real output starts {', '.join(f'{v:.2f}' for v in steps.output[i, :3])} ….", WHATIF),
+                 f"the real output of {me} starts {', '.join(f'{v:.2f}' for v in steps.output[i, :3])} ….", WHATIF),
         # --- putting it together (seed 002 q9, seed 004 last two)
         Question("last_word", g_all, f"Walk through attention for the last token, {quote(tokens[last])}.",
                  None, None,

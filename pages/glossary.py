@@ -1,8 +1,10 @@
 import streamlit as st
 
 from ui.glossary import TERMS, anchor
+from ui.state import settings
 from ui.text import md
 
+settings()  # a cold link straight to this page still runs through app.py (its sidebar and navigation)
 st.title("Glossary")
 st.markdown("Every word the pages use that you may not know, in plain words. Links on the other pages open the "
             "entry here in a new tab. Type to filter:")

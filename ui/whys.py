@@ -76,7 +76,7 @@ def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
                  f"and end. {special}")
     intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. Your sentence has "
              f"{len(view.tokens)} of them.")
-    return [("Why do the tokens look like that?", " ".join([intro] + notes))]
+    return [("Why do the tokens look like that?", "\n".join([intro, ""] + [f"- {note}" for note in notes]))]
 
 
 def show_tokens(view: View) -> None:
@@ -149,14 +149,14 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
             f"Your {n} rows add up to between {sums.min():.4f} and {sums.max():.4f}.")),
         ("Why row by row, and not over the whole matrix?",
          f"Each row is one token asking “where should I look?”, and each asker needs its own answer. A single "
-         f"{term_link('softmax', 'softmax', query)} over all {n * n} cells would give {me}'s row "
+         f"{term_link('softmax', 'softmax', query)} over all {n * n} cells would give the row of {me} "
          f"{pct(whole[i].sum())} in total instead of 100%, and a token with one strong match would take attention "
          f"from every other token. Columns are not shares: yours add up to between {columns.min():.2f} and "
          f"{columns.max():.2f}."),
         ("Why does it matter that softmax is “differentiable”?",
          f"{term_link('differentiable', 'Differentiable', query)} means that a small change of a score gives a "
          "small change of the weights, with no jumps, so training can tell which way to move. "
-         f"Raise {me}'s score for {quote(tokens[top])} by 0.1 and its weight goes from {pct(row[top])} to "
+         f"Raise the score of {me} for {quote(tokens[top])} by 0.1 and its weight goes from {pct(row[top])} to "
          f"{pct(nudged[top])}. A hard “pick the best” would stay at 100% and give training nothing to follow."),
     ]
 
@@ -186,7 +186,7 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
         ("Why are the values mixed, and not the queries or keys?",
          "Queries and keys decide *where* to look: they only ever meet in the scores. Values are *what* is passed "
          "on. Keeping them apart lets a token be found for one reason and contribute something else. "
-         f"{me}'s output is {pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares. {same}"),
+         f"The output of {me} is {pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares. {same}"),
         ("How does this help translation or summarising?",
          f"After this step {me} carries {pct(1 - row[i])} of its vector from the other tokens. A translator or "
          "summariser then sees each word as it is meant *in this sentence* (“bank” by a river, “it” as the dog), "
