@@ -244,9 +244,15 @@ def grad_norm(g) -> float:
     return float(np.sqrt((g ** 2).sum()))
 
 
-def saturated_share(weights, scored) -> float:
-    """Share of scored rows whose largest weight is above SATURATED (softmax's flat, no-gradient region)."""
-    return float((weights.max(axis=-1) > SATURATED)[scored].mean())
+def has_choice(mask, scored):  # [b or 1, n, n], [b, n] -> [b, n] bool
+    """Scored rows that may look at two or more tokens: a row with one allowed token is 100% on it by force."""
+    allowed = np.broadcast_to(mask > MASKED / 2, (scored.shape[0],) + mask.shape[1:]).sum(axis=-1)
+    return scored & (allowed >= 2)
+
+
+def saturated_share(weights, rows) -> float:
+    """Share of the given rows whose largest weight is above SATURATED (softmax's flat, no-gradient region)."""
+    return float((weights.max(axis=-1) > SATURATED)[rows].mean())
 
 
 def weight_on_target(weights, batch: ToyBatch) -> float:
@@ -260,12 +266,12 @@ def accuracy(weights, batch: ToyBatch) -> float:
     return float((weights.argmax(axis=-1) == batch.target)[batch.scored].mean())
 
 
-def row_gradients_by_saturation(fwd: Forward, d_output, scored):  # -> (saturated rows, other rows)
-    """Mean size (norm) of the gradient each scored row passes back to its scores, for saturated rows and for
+def row_gradients_by_saturation(fwd: Forward, d_output, rows):  # -> (saturated rows, other rows)
+    """Mean size (norm) of the gradient each of the given rows passes back to its scores, for saturated rows and for
     the others; nan when a group is empty. A saturated row's Jacobian is nearly zero, so its gradient is tiny."""
     d_weights, _ = grad_weighted_sum(d_output, fwd.weights, fwd.v)
-    sizes = np.linalg.norm(grad_softmax(d_weights, fwd.weights), axis=-1)[scored]
-    saturated = (fwd.weights.max(axis=-1) > SATURATED)[scored]
+    sizes = np.linalg.norm(grad_softmax(d_weights, fwd.weights), axis=-1)[rows]
+    saturated = (fwd.weights.max(axis=-1) > SATURATED)[rows]
     return (float(sizes[saturated].mean()) if saturated.any() else float("nan"),
             float(sizes[~saturated].mean()) if (~saturated).any() else float("nan"))
 
@@ -329,9 +335,10 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
         run.losses.append(loss)
         if step == 0:
             run.start_grad_q, run.start_grad_k = grad_norm(grads.w_q), grad_norm(grads.w_k)
-            run.start_saturated = saturated_share(fwd.weights, batch.scored)
+            choice = has_choice(batch.mask, batch.scored)
+            run.start_saturated = saturated_share(fwd.weights, choice)
             run.start_row_grad_saturated, run.start_row_grad_other = row_gradients_by_saturation(
-                fwd, grad_mse(fwd.output, task_targets(batch, r), batch.scored), batch.scored)
+                fwd, grad_mse(fwd.output, task_targets(batch, r), batch.scored), choice)
             uniform = softmax(np.zeros_like(batch.mask[0]) + batch.mask[0])
             run.baseline_loss = mse_loss(uniform @ (batch.x @ r), task_targets(batch, r), batch.scored)
         if step in snapshot_steps:
@@ -345,7 +352,7 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
         if progress is not None and step % 10 == 0:
             progress(step, steps)
     run.final_loss = run.losses[-1]
-    run.final_saturated = saturated_share(fwd.weights, batch.scored)
+    run.final_saturated = saturated_share(fwd.weights, has_choice(batch.mask, batch.scored))
     fresh = make_batch(task, tables, vocab_ids, 64, n_tokens, [seed, 3])
     fresh_weights = forward(params, fresh.x, fresh.mask, scaled).weights
     run.final_on_target = weight_on_target(fresh_weights, fresh)

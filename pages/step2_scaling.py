@@ -63,4 +63,5 @@ with right:
         f"{core.row_entropy(unscaled[None])[0]:.2f} to {core.row_entropy(scaled[None])[0]:.2f} bits."
     )
 downloads(view, "step2_scaled", s.scaled, tokens)
+st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
 st.page_link("pages/step3_softmax.py", label="Next: step 3, softmax →")
