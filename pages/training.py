@@ -71,7 +71,7 @@ def with_progress(label, runs):
                                                    steps=TRAIN_STEPS, n_sentences=32,
                                                    snapshots=SNAPSHOT_STEPS)])
 words = [training.VOCABULARY[i] for i in run.shown_ids]
-shown = training.make_batch(task, tables, vocab_ids, 1, len(words), [seed, 1])
+shown = training.make_batch(task, training.toy_inputs(tables, vocab_ids, len(words)), 1, [seed, 1])
 if task == "marker":
     words = [w + " ★" if shown.target[0, 0] == j else w for j, w in enumerate(words)]
 setting = f"{task} · d_k={d_k} · {'scaled' if scaled else 'unscaled'}"

@@ -20,7 +20,7 @@ def toy(model):
 def small_problem(toy, task, d_k=6, scaled=True, seed=0):
     """A few short sentences, float64, small enough for finite differences on every weight we check."""
     tables, vocab_ids = toy
-    batch = training.make_batch(task, tables, vocab_ids, n_sentences=3, n_tokens=6, seed=seed)
+    batch = training.make_batch(task, training.toy_inputs(tables, vocab_ids, 6), n_sentences=3, seed=seed)
     r = training.readout(batch.x.shape[-1], 4, seed)
     params = training.init_params(batch.x.shape[-1], d_k, 4, seed)
     # Bigger weights than the start: rows far from uniform test the softmax Jacobian harder.
