@@ -365,7 +365,7 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
         if step == steps:
             break
         sgd_step(params, grads, lr)
-        if progress is not None and step % 10 == 0:
+        if progress is not None and step % max(steps // 10, 1) == 0:
             progress(step, steps)
     run.final_loss = run.losses[-1]
     run.final_saturated = saturated_share(fwd.weights, has_choice(batch.mask, batch.scored))

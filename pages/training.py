@@ -49,22 +49,22 @@ seed = 0
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def train_cached(model_name, task, d_k, scaled, seed, steps, n_sentences, snapshots, _tables, _vocab_ids,
-                 _progress=None):
-    return training.train(task, _tables, _vocab_ids, d_k=d_k, scaled=scaled, steps=steps, seed=seed,
-                          n_sentences=n_sentences, snapshot_steps=snapshots, progress=_progress)
+                 _label=""):
+    # The progress bar is made and removed inside the cached function: Streamlit replays a cached function's
+    # elements on a cache hit, and can only do that for elements the function itself created.
+    bar = st.progress(0.0, text=_label)
+    run = training.train(task, _tables, _vocab_ids, d_k=d_k, scaled=scaled, steps=steps, seed=seed,
+                         n_sentences=n_sentences, snapshot_steps=snapshots,
+                         progress=lambda step, total: bar.progress(step / total, text=_label))
+    bar.empty()
+    return run
 
 
 def with_progress(label, runs):
-    """Run (or fetch from the cache) several trainings under one progress bar."""
-    bar = st.progress(0.0, text=label)
-    results = []
-    for index, kwargs in enumerate(runs):
-        def progress(step, steps, index=index):
-            bar.progress((index + step / steps) / len(runs), text=label)
-        results.append(train_cached(s.model_name, **kwargs, _tables=tables, _vocab_ids=vocab_ids,
-                                    _progress=progress))
-    bar.empty()
-    return results
+    """Run (or fetch from the cache) several trainings, each under a progress bar."""
+    return [train_cached(s.model_name, **kwargs, _tables=tables, _vocab_ids=vocab_ids,
+                         _label=f"{label} ({index + 1} of {len(runs)})" if len(runs) > 1 else label)
+            for index, kwargs in enumerate(runs)]
 
 
 (run,) = with_progress("Training the head…", [dict(task=task, d_k=d_k, scaled=scaled, seed=seed,

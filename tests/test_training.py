@@ -131,3 +131,6 @@ def test_page_renders_each_task(task, d_k, compare):
     assert f"d_k={d_k}" in specs[0]["layout"]["title"]["text"]
     if compare:
         assert text.count("**d_k = ") == 3
+    at.run()  # a rerun takes every training from the cache, replaying what the cached function drew
+    assert not at.exception, at.exception
+    assert len(figures_of(at)) == len(specs)
