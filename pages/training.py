@@ -167,7 +167,7 @@ if st.toggle("Run the comparison (six more trainings; the first time takes a whi
         "gradient reaching W_Q at start": [small(r.start_grad_q) for k in COMPARE_D_K for r in pairs[k]],
         "gradient reaching W_K at start": [small(r.start_grad_k) for k in COMPARE_D_K for r in pairs[k]],
         f"loss after {COMPARE_STEPS} steps": [small(r.final_loss) for k in COMPARE_D_K for r in pairs[k]],
-        "attention on the right word (new sentences)": [pct(r.final_on_target) for k in COMPARE_D_K for r in pairs[k]],
+        "right word's share (new sentences)": [pct(r.final_on_target) for k in COMPARE_D_K for r in pairs[k]],
     }, hide_index=True)
     for k in COMPARE_D_K:
         st.markdown(verdict(k, *pairs[k]))
@@ -207,7 +207,9 @@ row = steps.weights[i]
 unscaled_row = training.softmax(steps.raw[i].astype(np.float64))
 jacobian = training.softmax_jacobian(row)
 jacobian_unscaled = training.softmax_jacobian(unscaled_row)
-left, right = st.columns(2)
+# Side by side only while the matrix is small enough to keep its numbers readable in half the width.
+side_by_side = not teaching and len(tokens) <= 6
+left, right = st.columns(2) if side_by_side else (st.container(), None)
 with left:
     st.markdown(
         f"The row of {quote(view.token_label)} from step 3 (the model's own weights, layer {view.settings.layer}, "
@@ -224,11 +226,13 @@ with left:
         "The most any entry can be is 0.25 (two weights of 50%); a row with one weight near 100% has all "
         "entries near 0."
     )
-with right:
-    figures.show(figures.matrix_heatmap(jacobian, tokens, tokens,
-                                        f"Softmax Jacobian of the row of “{view.token_label}” (with √d_k)",
-                                        kind="signed", teaching=teaching, x_title="score nudged (j)",
-                                        y_title="weight that moves (i)"),
-                 figures.figure_filename("training_jacobian", view.settings.sentence, f"{view.code}-t{i}"),
-                 teaching)
+jacobian_fig = figures.matrix_heatmap(jacobian, tokens, tokens, f"Softmax Jacobian · row of “{view.token_label}”",
+                                     kind="signed", teaching=teaching, x_title="score nudged (j)",
+                                     y_title="weight that moves (i)")
+jacobian_file = figures.figure_filename("training_jacobian", view.settings.sentence, f"{view.code}-t{i}")
+if side_by_side:
+    with right:
+        figures.show(jacobian_fig, jacobian_file, teaching)
+else:
+    figures.show(jacobian_fig, jacobian_file, teaching)
 st.page_link("pages/step3_softmax.py", label="Back to step 3, softmax")

@@ -1,6 +1,7 @@
 """The training lab: hand-written gradients against finite differences and torch autograd, training on each
 toy task, and the page."""
 
+import base64
 import json
 
 import numpy as np
@@ -134,3 +135,20 @@ def test_page_renders_each_task(task, d_k, compare):
     at.run()  # a rerun takes every training from the cache, replaying what the cached function drew
     assert not at.exception, at.exception
     assert len(figures_of(at)) == len(specs)
+
+
+@pytest.mark.parametrize("sentence", ["", "The animal didn't cross the street because it was too tired."])
+def test_page_jacobian_follows_the_sentence(sentence):
+    at = run_app("pages/training.py", sentence, train_task="copy", train_dk=4, train_compare=False,
+                 token=3)
+    assert not at.exception, at.exception
+    assert at.session_state["sentence"] == sentence
+    specs = figures_of(at)
+    if not sentence:  # the training runs; the Jacobian waits for a sentence
+        assert len(specs) == 2 and at.info
+    else:
+        z = specs[-1]["data"][0]["z"]  # plotly sends arrays as base64 bytes
+        jacobian = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
+            [int(d) for d in str(z["shape"]).split(",")])
+        assert jacobian.shape == (14, 14)
+        np.testing.assert_allclose(jacobian.sum(axis=1), 0, atol=1e-5)  # softmax keeps every row's sum at 1
