@@ -143,7 +143,8 @@ def verdict(k, with_scaling, without):
 st.header("3 · Why divide by √d_k? The same training, with and without")
 st.markdown(
     f"Each pair below trains the same head on the same sentences ({COMPARE_STEPS} steps of {COMPARE_SENTENCES} "
-    "sentences), once with the scores divided by √d_k and once without. A softmax row is **saturated** when one "
+    "sentences), once with the scores divided by √d_k and once without: one run each, from one seed, so small "
+    "differences can change with another seed. A softmax row is **saturated** when one "
     f"weight is above {pct(training.SATURATED)}: the row is then almost flat to small changes, so it passes "
     "almost no gradient back."
 )
