@@ -19,6 +19,7 @@ pages = {
         st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),
         st.Page("pages/multihead.py", title="Multi-head attention"),
         st.Page("pages/whatif.py", title="What-if lab"),
+        st.Page("pages/training.py", title="Training lab"),
         st.Page("pages/quiz.py", title="Check yourself"),
         st.Page("pages/glossary.py", title="Glossary", icon="📚"),
     ],

@@ -21,7 +21,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3": "step3_softmax",
          "step4": "step4_output",
          "pronoun": "pronoun", "multihead": "multihead", "whatif": "whatif", "quiz": "quiz",
-         "glossary": "glossary"}
+         "glossary": "glossary",
+         "training": "training"}
 
 
 def free_port() -> int:

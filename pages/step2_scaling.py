@@ -64,4 +64,5 @@ with right:
     )
 downloads(view, "step2_scaled", s.scaled, tokens)
 from ui import whys; whys.show_step2(view)
+st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
 st.page_link("pages/step3_softmax.py", label="Next: step 3, softmax →")

@@ -43,4 +43,5 @@ with right:
     st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
 downloads(view, "step3_weights", s.weights, tokens)
 from ui import whys; whys.show_step3(view)
+st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
 st.page_link("pages/step4_output.py", label="Next: step 4, the output →")
