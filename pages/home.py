@@ -19,7 +19,9 @@ tokens, keys, i = view.tokens, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
 row = weights[i]
 order = row.argsort()[::-1]
-focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in order[:4])
+# The largest shares only: a list of "0.0% on …" teaches nothing.
+top = [j for j in order[:4] if row[j] >= 0.01] or [order[0]]
+focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in top)
 st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
             f"{focus}. Pick another token in the sidebar.")
 left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
