@@ -3,7 +3,7 @@ import streamlit as st
 
 from attention import explain
 from ui import figures
-from ui.page import explained_matrix, step_downloads, step_nav, step_page
+from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import quote
 
 view = step_page("Step 1 · Compare every query with every key")
@@ -68,6 +68,7 @@ explained_matrix(
     "step1_scores",
 )
 
+specials_note(view, folded=False)
 row = s.raw[i]
 st.markdown(
     f"The row of {quote(view.token_label)} is the one just built: its best match is {quote(tokens[best])} "

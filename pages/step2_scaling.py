@@ -73,6 +73,6 @@ with right:
         f"{core.row_entropy(whole_unscaled[None])[0]:.2f} to {core.row_entropy(whole_scaled[None])[0]:.2f} bits"
         + (" (over all the tokens the model sees, [CLS] and [SEP] included)." if not view.is_toy else ".")
     )
-specials_note(view)
+specials_note(view, folded=not view.is_toy)
 step_downloads(view, "step2_scaled", s.scaled, tokens)
 step_nav("pages/step2_scaling.py")

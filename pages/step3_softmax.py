@@ -29,18 +29,20 @@ specials_note(view)
 
 row = weights[i]
 order = np.argsort(row)[::-1]
-parts = [f"**{pct(row[j])}** on {'itself' if j == i else quote(keys[j])}" for j in order]
+named = [j for j in order[:8] if row[j] >= 0.01] or list(order[:1])  # "0.0% on …" would teach nothing
+rest = [j for j in order if j not in named]
+parts = [f"**{pct(row[j])}** on {'itself' if j == i else quote(keys[j])}" for j in named]
 st.subheader(f"Reading the row of {quote(view.token_label)}")
-st.markdown(f"{quote(view.token_label)} focuses " + ", ".join(parts[:8]) +
-            (f", and {pct(row[order[8:]].sum())} on the other {len(order) - 8} tokens" if len(order) > 8 else "")
-            + ".")
+st.markdown(f"{quote(view.token_label)} focuses " + ", ".join(parts) +
+            (f", and {pct(row[rest].sum())} on the other {len(rest)} {'key' if len(rest) == 1 else 'keys'}"
+             if rest else "") + ".")
 
 st.subheader("The softmax of this row, step by step")
 arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
 base_labels = view.base_labels
 n_all = len(base_labels)
 hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
-table_labels = [f"{t} (hidden above)" if j in hidden_rows else t for j, t in enumerate(base_labels)]
+table_labels = [f"{t} (hidden)" if j in hidden_rows else t for j, t in enumerate(base_labels)]
 left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
 with left:
     figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,

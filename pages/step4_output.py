@@ -39,7 +39,8 @@ own, others = explain.self_share(row, i)
 st.markdown(
     "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
     f"the output of {quote(view.token_label)}. The biggest shares: "
-    + ", ".join(f"{pct(row[j])} from {'itself' if j == i else quote(keys[j])}" for j in order[:5]) + "."
+    + ", ".join(f"{pct(row[j])} from {'itself' if j == i else quote(keys[j])}"
+                for j in ([j for j in order[:5] if row[j] >= 0.01] or order[:1])) + "."
 )
 figures.show(figures.matrix_heatmap(stacked, labels, None,
                                     figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",

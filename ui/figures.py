@@ -280,12 +280,13 @@ def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = 
     fill = [["#fde68a" if r == highlight else "white" for r in range(len(key_tokens))]] * len(cells)
     size = 16 if teaching else 13
     row_height = 30 if teaching else 26
-    trace = {"type": "table", "columnwidth": [1.2] + [1.0] * arithmetic.shape[1],
+    trace = {"type": "table", "columnwidth": [1.4] + [1.0] * arithmetic.shape[1],
              "header": {"values": ["key token"] + [html.escape(c) for c in columns], "align": "center",
                         "fill": {"color": "#e5e7eb"}, "font": {"size": size}, "height": row_height + 8},
              "cells": {"values": cells, "align": ["left"] + ["right"] * arithmetic.shape[1],
                        "fill": {"color": fill}, "font": {"size": size}, "height": row_height}}
-    height = int(min(900, 110 + (len(key_tokens) + 1.5) * row_height))
+    # Tall enough that plotly never scrolls inside the table (a screenshot would cut rows off).
+    height = int(130 + (len(key_tokens) + 2) * row_height)
     return _figure([trace], title, teaching, height)
 
 

@@ -105,14 +105,20 @@ def step_nav(current: str) -> None:
         right.page_link(TOUR[i + 1][0], label=f"Next: {TOUR[i + 1][1]} →")
 
 
-def specials_note(view: View) -> None:
-    """What [CLS] and [SEP] are, said where the weights first show them (learned mode only)."""
+def specials_note(view: View, folded: bool = True) -> None:
+    """What [CLS] and [SEP] are, said where the weights first show them (learned mode only).
+
+    folded: the page's weights carry the hidden tokens as one column; False for pages that simply leave
+    them out (the scores of steps 1 and 2)."""
     if view.is_toy:
         return
     text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
             "sentence. A head that has nothing useful to look at for a word often parks its attention on them, "
             "as a way to “look nowhere”.")
-    if view.hidden.size:
+    if view.hidden.size and not folded:
+        text += (" They are left out of these pictures, not out of the computation: step 3 shows the share of "
+                 "attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see their scores.")
+    elif view.hidden.size:
         text += (f" They are hidden from the picture but not from the numbers: the column "
                  f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
                  "“Show [CLS] and [SEP]” in the sidebar to see them apart.")
