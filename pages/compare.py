@@ -61,7 +61,7 @@ outputs = []
 for column, text, run in zip(columns, texts, runs):
     position = run["tokens"].index(word)
     row = run["weights"][position]
-    order = np.argsort(row)[::-1][:4]
+    order = [j for j in np.argsort(row)[::-1][:4] if row[j] >= 0.01] or [int(row.argmax())]
     outputs.append(run["steps"].output[run["shown"][position]])
     with column:
         figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
@@ -78,6 +78,34 @@ st.markdown(
     f"**The word's output from this head** (step 4) in the two sentences: cosine similarity **{cosine:.2f}** "
     "(1 = pointing the same way). Below 1 means the context changed the vector the head passes on for "
     f"{quote(word)}. Try another layer and head in the sidebar.")
+
+
+def word_output(run, layer_, head_):  # -> [d_head], the word's output from one head
+    x_ = run["analysis"].hidden_states[layer_].astype(np.float64)
+    steps_ = core.run_steps(*core.learned_projection(x_, model.head_weights(layer_, head_)))
+    return steps_.output[run["shown"][run["tokens"].index(word)]]
+
+
+def cosine_of(a_, b_) -> float:
+    return float(a_ @ b_ / (np.linalg.norm(a_) * np.linalg.norm(b_) + 1e-12))
+
+
+# Measured, not chosen by hand: the head whose output for the word differs most between the sentences.
+grid = np.array([[cosine_of(word_output(runs[0], la, he), word_output(runs[1], la, he))
+                  for he in range(model.n_heads)] for la in range(model.n_layers)])
+best_layer, best_head = np.unravel_index(int(grid.argmin()), grid.shape)
+
+
+def show_head(layer_: int, head_: int) -> None:
+    st.session_state.update(mode="learned", layer=layer_, head=head_)
+
+
+st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "
+            f"sentences is **layer {best_layer}, head {best_head}** (cosine similarity "
+            f"{round(float(grid.min()), 2) + 0.0:.2f}).")
+if (best_layer, best_head) != (layer, head):
+    st.button(f"Show layer {best_layer}, head {best_head}", on_click=show_head,
+              args=(int(best_layer), int(best_head)), key="compare_show_head")
 if not s.show_special:
     st.caption("“[CLS] + [SEP]” adds up the attention on the two marker tokens the model puts around every "
                "sentence (hidden here, not removed: each row still sums to 1).")

@@ -125,6 +125,7 @@ def test_compare_page_follows_the_shared_word_as_the_sentences_change():
     at = run_app("pages/compare.py")
     assert not at.exception, at.exception
     assert at.session_state["compare_word"] == "bank"
+    assert any(m.value.startswith("Of all 72 heads, the one whose output for “bank” differs most") for m in at.markdown)
     at.text_input(key="compare_a").input("The cat sat on the mat.").run()
     at.text_input(key="compare_b").input("A cat ran.").run()
     assert not at.exception, at.exception
