@@ -2,7 +2,7 @@ import streamlit as st
 
 from ui import figures
 from ui.page import example_sentences, specials_note, step_nav
-from ui.state import current_view, parity_badge
+from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
 
 st.title("Self-attention, step by step")
@@ -12,8 +12,8 @@ st.markdown(
     "every token, decides how much each one matters to it, and becomes a mix of them. Here are the real "
     "numbers of a small pretrained model, all-MiniLM-L6-v2 (6 layers × 12 attention heads)."
 )
-example_sentences()
-
+if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
+    example_sentences()
 view = current_view()
 tokens, keys, i = view.tokens, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
