@@ -99,7 +99,7 @@ def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     wait_for_page(page)
     assert page.dialogs == []
     assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
-    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    title = page.locator(".js-plotly-plot .gtitle", has_text="raw scores").first.text_content()
     assert "layer 0 head 2" in title  # invalid layer/head ignored, defaults used
     assert page.get_by_text("The link's layer value").count() == 1
     assert "<img" in title  # the user's text is shown, as text
