@@ -147,3 +147,12 @@ def test_every_step_page_has_previous_and_next():
         labels = [link.label for link in at.get("page_link")]
         assert any(label.startswith("← Previous") for label in labels), page
         assert any(label.startswith("Next") for label in labels), page
+
+
+def test_token_chips_under_the_title_select_the_sidebar_token():
+    at = run_app("pages/step3_softmax.py", "The cat sat on the mat.")
+    [chips] = at.get("button_group")
+    assert chips.value == 0
+    chips.set_value(2).run()
+    assert not at.exception and at.session_state["token"] == 2
+    assert not run_app("pages/step3_softmax.py", teach=True).get("button_group")  # no chips on slides

@@ -79,6 +79,7 @@ def step_page(title: str) -> View:
     st.title(title)
     view = current_view()
     parity_badge(view)
+    token_picker(view)
     return view
 
 
@@ -162,3 +163,23 @@ def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     """The downloads, but not on slides (teaching mode)."""
     if not view.settings.teaching:
         downloads(view, step_name, matrix, col_tokens)
+
+
+TOKEN_PICKER_LIMIT = 40  # more tokens than this do not fit as one row of chips; the sidebar's list still works
+
+
+def _pick_token() -> None:
+    """on_change: the chips set the sidebar's selected token (one state, two places to change it)."""
+    picked = st.session_state.get("token_chips")
+    if picked is not None:
+        st.session_state["token"] = picked
+
+
+def token_picker(view: View) -> None:
+    """The sentence's tokens as chips right under the title: click a word to explain its row."""
+    if view.settings.teaching or len(view.tokens) > TOKEN_PICKER_LIMIT:
+        return
+    # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
+    st.session_state["token_chips"] = view.token
+    st.pills("Click a token to follow its row", list(range(len(view.tokens))), key="token_chips",
+             format_func=lambda j: view.tokens[j], on_change=_pick_token)
