@@ -405,4 +405,4 @@ def pytorch_check_button(view: View) -> None:
         gap = checks[key]
         (st.success if gap <= 1e-5 else st.warning)(
             f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
-            f"page's weights by at most {plain_small(gap)} ({gap:.1e}).")
+            f"page's weights by {'' if gap < 1e-5 else 'at most '}{plain_small(gap)} ({gap:.1e}).")
