@@ -14,6 +14,7 @@ pages = {
         st.Page("pages/step2_scaling.py", title="2 · Scaling by √d_k"),
         st.Page("pages/step3_softmax.py", title="3 · Softmax → weights"),
         st.Page("pages/step4_output.py", title="4 · Output = weights·V"),
+        st.Page("pages/compare.py", title="Compare two sentences"),
     ],
     "Going further": [
         st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),

@@ -22,7 +22,8 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
          "step4": "step4_output",
          "pronoun": "pronoun", "multihead": "multihead", "whatif": "whatif", "quiz": "quiz",
          "glossary": "glossary",
-         "training": "training"}
+         "training": "training",
+         "compare": "compare"}
 
 
 def free_port() -> int:

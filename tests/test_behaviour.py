@@ -37,7 +37,8 @@ def test_layer_and_head_change_the_numbers():
     base = figure_z(app("pages/step3_softmax.py"))
     other_head = figure_z(app("pages/step3_softmax.py", head=5))
     other_layer = figure_z(app("pages/step3_softmax.py", layer=3))
-    assert base.shape == other_head.shape == (4, 4)
+    # The words' rows, and one column for the hidden [CLS] + [SEP] (the model's numbers, not renormalised).
+    assert base.shape == other_head.shape == (4, 5)
     assert not np.allclose(base, other_head) and not np.allclose(base, other_layer)
     np.testing.assert_allclose(base.sum(1), 1, atol=1e-5)
 
@@ -48,14 +49,15 @@ def test_modes_and_special_tokens_change_the_view():
     special = figure_z(app("pages/step3_softmax.py", special=True))
     assert special.shape == (6, 6) and identity.shape == (4, 4)
     assert np.all(np.argmax(identity, 1) == np.arange(4))  # the toy is diagonal-dominant
-    assert not np.allclose(learned, identity)
+    assert learned.shape == (4, 5)  # learned: one more column, the hidden [CLS] + [SEP]; the toys have none
+    assert not np.allclose(learned[:, :4], identity)
 
 
 def test_step3_readout_and_parity_badge_come_from_the_numbers():
     at = app("pages/step3_softmax.py", special=True)
     weights = figure_z(at)
     text = all_text(at)
-    assert "Matches the model" in text
+    assert "The same numbers as the model" in text
     first = f"{100 * weights[0].max():.0f}%"
     assert first in text
 
