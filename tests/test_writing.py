@@ -29,7 +29,6 @@ FAILING_TODAY = {"pages/home.py": BADGE, "pages/step1_scores.py": BADGE, "pages/
                  "pages/step3_softmax.py": BADGE + "; the row-sum caption prints 2.2e-16",
                  "pages/step4_output.py": BADGE + "; the sum check prints 5.6e-17",
                  "pages/whatif.py": BADGE,
-                 "pages/pronoun.py": "its parity note says numpy and prints 1.0e-06",
                  "pages/multihead.py": "its parity line prints 1.1e-06"}
 
 
