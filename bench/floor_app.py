@@ -119,6 +119,12 @@ def matrix_step(title: str, name: str, kind: str, extra=None):
 
 
 def step1_extra(tokens):
+    with st.expander("See the Q, K and V matrices (one row per token, one column per number)"):
+        for tab, name in zip(st.tabs(["Q (queries)", "K (keys)", "V (values)"]), "QKV"):
+            with tab:
+                show(figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, name,
+                                            kind="vectors", highlight_row=S["token"], teaching=S["teaching"],
+                                            x_title="dimension", y_title="token"), f"step1_{name}", key=f"fig-{name}")
     st.dataframe({"key token": tokens, "q·k score": rng.random(len(tokens))}, hide_index=True)
 
 
