@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from ui.page import apply_teaching_layout
 from ui.state import preload_model, sidebar_ui
 
