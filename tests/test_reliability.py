@@ -49,7 +49,7 @@ def test_selected_token_follows_the_sentence_and_the_link_carries_its_index():
 def test_out_of_range_token_in_a_link_says_so():
     at = sidebar_app(sentence="I am good.", token="4")
     assert at.selectbox(key="token").value == 0
-    assert any("token value “4”" in w.value for w in at.warning)
+    assert any("token value “4” is not one of this sentence's 4 tokens" in w.value for w in at.warning)
 
 
 def test_whatif_variant_is_kept_when_the_temperature_moves():

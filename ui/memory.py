@@ -62,11 +62,15 @@ class ByteBudgetCache:
     """Least-recently-used cache whose values together stay within budget_bytes.
 
     A value larger than a quarter of the budget is returned but not kept: one very long text cannot push
-    every classmate's sentence out. Each key is computed once even when many sessions ask at the same time.
+    every classmate's sentence out. Each key is computed once even when many sessions ask at the same time,
+    and at most max_computing keys at once: a computation's temporary arrays are several times its result
+    (a class sending long texts together would otherwise add them all up), and two cores gain nothing from
+    more. A compute function must not ask the same cache for another key (it could wait for itself).
     """
 
-    def __init__(self, budget_bytes: int):
+    def __init__(self, budget_bytes: int, max_computing: int = 2):
         self.budget_bytes = budget_bytes
+        self._computing = threading.BoundedSemaphore(max_computing)
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
@@ -92,7 +96,8 @@ class ByteBudgetCache:
                     self._entries.move_to_end(key)
                     return self._entries[key][0]
             try:
-                value = freeze(compute())
+                with self._computing:
+                    value = freeze(compute())
             finally:
                 with self._lock:
                     self._key_locks.pop(key, None)

@@ -95,9 +95,10 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
 
 def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
     # float32: 72 matrices per sentence; at 256 tokens that is 19 MB, not 38.
+    analysis = _analyze(sentence, model_name)  # first, outside: a computation may not wait on the cache
     return SENTENCE_CACHE.get_or_compute(
         ("core attentions", sentence, model_name),
-        lambda: _load_model(model_name).core_attentions(_analyze(sentence, model_name)).astype(np.float32))
+        lambda: _load_model(model_name).core_attentions(analysis).astype(np.float32))
 
 
 _analyze.clear = _core_attentions.clear = SENTENCE_CACHE.clear
@@ -246,7 +247,8 @@ def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int
         raw = st.query_params.get("token")
         number = link_number(raw, n_tokens)
         if raw is not None and number is None and not any("link's token" in n for n in notices):
-            notices.append(_link_notice("token", raw))
+            notices.append(f"The link's token value “{md(raw[:40])}” is not one of this sentence's {n_tokens} "
+                           "tokens (counted from 0), so the first token is used.")
         if raw is not None or not isinstance(state.get("token"), int):
             state["token"] = number or 0
     elif previous[0] != sentence:
