@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import threading
+import time
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
@@ -124,3 +125,24 @@ class ByteBudgetCache:
         with self._lock:
             self._entries.clear()
         release_free_memory()
+
+
+_trimmer_started = threading.Event()
+
+
+def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
+    """Once per process: hand freed memory back to the system every interval (an idle server shrinks).
+
+    A page's temporary arrays and figure payloads are freed when its run ends, but glibc keeps the pages in
+    each thread's arena, so after a class's long texts the server would stay at its peak for good.
+    """
+    if _trimmer_started.is_set():
+        return
+    _trimmer_started.set()
+
+    def trim_forever():
+        while True:
+            time.sleep(interval_seconds)
+            release_free_memory()
+
+    threading.Thread(target=trim_forever, name="memory-trimmer", daemon=True).start()

@@ -13,3 +13,7 @@ import plotly.io  # noqa: F401
 import pyarrow  # noqa: F401
 import tokenizers  # noqa: F401
 from streamlit import dataframe_util  # noqa: F401
+
+from ui.memory import start_memory_trimmer  # noqa: E402
+
+start_memory_trimmer()
