@@ -6,6 +6,7 @@ same sentence, projection and selected token, already computed.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from dataclasses import dataclass
@@ -76,8 +77,9 @@ def preload_model() -> None:
         pass
 
 
-# Every per-sentence result of every session together: a hosted demo has ~700 MB and the server itself ~300.
-SENTENCE_CACHE_BUDGET_BYTES = 150 * 2**20
+# Every per-sentence result of every session together: a hosted demo has ~700 MB, the server itself uses
+# ~300, and an idle server should stay under 450.
+SENTENCE_CACHE_BUDGET_BYTES = 120 * 2**20
 SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
 
 
@@ -419,3 +421,20 @@ def parity_badge(view: View) -> None:
         text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
                  "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
     (st.success if ok else st.warning)(text)
+
+
+# A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
+# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, two at a time;
+# ordinary sentences never wait.
+LONG_INPUT_CHARS = 600
+_long_input_runs = threading.BoundedSemaphore(2)
+
+
+@contextlib.contextmanager
+def long_input_slot(sentence: str):
+    """Around a page run (app.py): wait for one of two slots if the sentence is long."""
+    if len(sentence or "") < LONG_INPUT_CHARS:
+        yield
+        return
+    with _long_input_runs:
+        yield
