@@ -79,7 +79,7 @@ def preload_model() -> None:
 
 # Every per-sentence result of every session together: a hosted demo has ~700 MB, the server itself uses
 # ~300, and an idle server should stay under 450.
-SENTENCE_CACHE_BUDGET_BYTES = 120 * 2**20
+SENTENCE_CACHE_BUDGET_BYTES = 100 * 2**20
 SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
 
 
@@ -424,15 +424,15 @@ def parity_badge(view: View) -> None:
 
 
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
-# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, two at a time;
+# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, one at a time;
 # ordinary sentences never wait.
 LONG_INPUT_CHARS = 600
-_long_input_runs = threading.BoundedSemaphore(2)
+_long_input_runs = threading.BoundedSemaphore(1)
 
 
 @contextlib.contextmanager
 def long_input_slot(sentence: str):
-    """Around a page run (app.py): wait for one of two slots if the sentence is long."""
+    """Around a page run (app.py): wait for the turn if the sentence is long."""
     if len(sentence or "") < LONG_INPUT_CHARS:
         yield
         return
