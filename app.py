@@ -15,12 +15,15 @@ pages = {
         st.Page("pages/step2_scaling.py", title="2 · Scaling by √d_k"),
         st.Page("pages/step3_softmax.py", title="3 · Softmax → weights"),
         st.Page("pages/step4_output.py", title="4 · Output = weights·V"),
+        st.Page("pages/compare.py", title="Compare two sentences"),
     ],
     "Going further": [
         st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),
         st.Page("pages/multihead.py", title="Multi-head attention"),
         st.Page("pages/whatif.py", title="What-if lab"),
+        st.Page("pages/training.py", title="Training lab"),
         st.Page("pages/quiz.py", title="Check yourself"),
+        st.Page("pages/glossary.py", title="Glossary", icon="📚"),
     ],
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow

@@ -22,7 +22,7 @@ def main():
         wait_for_page(page)  # warm the model once
         for name, path in PAGES.items():
             page.goto(f"{url}/{path}")
-            wait_for_page(page, figures=name != "quiz")
+            wait_for_page(page, figures=name not in ("quiz", "glossary"))
             page.screenshot(path=str(OUT / f"{name}.png"))
             print("wrote", OUT / f"{name}.png")
         page.goto(f"{url}/step3_softmax?teach=true&special=true")

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention.whatif import effect, naive_softmax, variants
-from ui import figures
+from ui import figures, whys
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -81,3 +81,4 @@ explain[f"temperature × {temperature:g}"] = (
 explain["scores × 1000"] = explain.pop("scores × 1000")
 st.markdown(explain.get(choice, "") + f" For {quote(view.token_label)}: the largest weight is "
             f"{pct(normal.weights[i].max())} normally and {pct(run.weights[i].max())} here.")
+whys.show_whatif(view)

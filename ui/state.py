@@ -9,12 +9,12 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
 
-from attention import core
+from attention import core, explain
 from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
                              allowed_model_choice, models_dir, resolve_model_name)
 
@@ -22,6 +22,9 @@ from .memory import ByteBudgetCache
 from .text import md
 
 DEFAULT_SENTENCE = "I am good."
+# Layer 0, head 2: every token looks at the token before it (measured with attention/heads.py
+# describe_heads: 100% "previous token" on the default and the pronoun sentence) — a pattern a student sees.
+DEFAULT_HEAD = 2
 MODES = {
     "learned": "the model's own W_Q, W_K, W_V for one layer and head",
     "random": "seeded random matrices of width d_k",
@@ -202,16 +205,27 @@ def sidebar_ui() -> Settings:
                               help="Any text; it is split into the model's word pieces.")
     side.header("How Q, K and V are made")
     # Options are their own short names so a shared link reads ?mode=identity.
-    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params")
-    d_k, seed, layer, head = 32, 0, 0, 0
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
+                      help="How each token's query, key and value are made from its embedding (the list of "
+                           "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
+                           "by random tables, or not changed at all.")
+    d_k, seed, layer, head = 32, 0, 0, DEFAULT_HEAD
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
-                                 bind="query-params")
-        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params"))
+                                 bind="query-params",
+                                 help="How many numbers each query and key has. Longer vectors give larger "
+                                      "dot products, which is why step 2 divides by √d_k.")
+        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params",
+                                     help="Picks which random tables are drawn; the same seed gives the same "
+                                          "numbers again."))
     if mode in ("learned",):
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params")
-        head = columns[1].selectbox("Head", list(range(12)), key="head", bind="query-params")
+        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params",
+                                     help="The model repeats attention 6 times, each layer reading the one "
+                                          "before. Layer 0 reads the word embeddings.")
+        head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
+                                    help="Each layer has 12 heads: 12 separate attentions, each with its own "
+                                         "W_Q, W_K, W_V, free to look for something different.")
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
                                       "Real heads often park attention on them.")
@@ -220,12 +234,15 @@ def sidebar_ui() -> Settings:
     if tokens:
         _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                               format_func=lambda i: f"{i}: {tokens[i]}", key="token")
+                               format_func=lambda i: f"{i}: {tokens[i]}", key="token",
+                               help="The token whose row of scores and weights the pages explain: the token "
+                                    "that is looking.")
         _link_token(token)
     for notice in notices:
         notice_box.warning(notice)
     side.header("Display")
-    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
+                           help="Larger text and figures for screenshots and a projector.")
     with side.expander("Model"):
         allowed = models_dir() is not None
         model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
@@ -304,7 +321,7 @@ def _leave_legacy_pages_mode() -> None:
 
 def settings() -> Settings:
     _leave_legacy_pages_mode()
-    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, 0, False, 0,
+    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, DEFAULT_HEAD, False, 0,
                                                          False, "")
 
 
@@ -320,6 +337,10 @@ class View:
     x: np.ndarray            # [n, d_model] the embeddings the projections start from
     steps: core.AttentionSteps
     parity: float | None     # max |our weights - the model's|, learned mode only
+    # Learned mode: the four steps on the WHOLE sentence, [CLS]/[SEP] included, exactly as the model runs
+    # them; None for the toys. `hidden` are the positions (into analysis.tokens) not shown.
+    full: core.AttentionSteps | None = None
+    hidden: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     @property
     def token(self) -> int:
@@ -338,6 +359,56 @@ class View:
         if s.mode == "random":
             return f"random-dk{s.d_k}-s{s.seed}"
         return "identity"
+
+    @property
+    def is_toy(self) -> bool:
+        """Identity and random projections: the formula over the shown tokens, not the model's attention."""
+        return self.full is None
+
+    @property
+    def hidden_label(self) -> str:
+        """The one column that stands for every hidden token, e.g. "[CLS] + [SEP]"."""
+        names = dict.fromkeys(self.analysis.tokens[j] for j in self.hidden)
+        return " + ".join(names)
+
+    @property
+    def key_labels(self) -> list[str]:
+        """Columns of the weights: the shown tokens, and in learned mode one column for the hidden ones."""
+        return self.tokens + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
+
+    def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
+        """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
+        return explain.fold_hidden(matrix, self.shown, self.hidden)
+
+    @property
+    def base(self) -> core.AttentionSteps:
+        """The steps whose rows and columns the page's numbers come from (the whole sentence in learned mode)."""
+        return self.steps if self.is_toy else self.full
+
+    @property
+    def base_index(self) -> int:
+        """The selected token's row in `base`."""
+        return self.token if self.is_toy else int(self.shown[self.token])
+
+    @property
+    def base_labels(self) -> list[str]:
+        return self.tokens if self.is_toy else list(self.analysis.tokens)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The attention weights a page shows: the model's own rows in learned mode (each sums to 1)."""
+        return self.steps.weights if self.is_toy else self.fold(self.full.weights[self.shown])
+
+    @property
+    def output(self) -> np.ndarray:
+        return self.steps.output if self.is_toy else self.full.output[self.shown]
+
+    @property
+    def hidden_share(self) -> float:
+        """Share of the selected token's attention that goes to tokens not shown (learned mode)."""
+        if self.is_toy or not self.hidden.size:
+            return 0.0
+        return float(self.full.weights[self.base_index, self.hidden].sum())
 
     @property
     def label(self) -> str:
@@ -403,24 +474,79 @@ def current_view() -> View:
     model, analysis = load_analysis(s)
     shown = np.arange(analysis.n_tokens) if s.show_special else np.flatnonzero(~analysis.is_special)
     x, steps = steps_for(model, analysis, shown, s.mode, s.d_k, s.seed, s.layer, s.head)
-    parity = model_parity(model, analysis, s.layer, s.head) if s.mode == "learned" else None
+    parity, full, hidden = None, None, np.zeros(0, dtype=int)
+    if s.mode == "learned":
+        everything = np.arange(analysis.n_tokens)
+        _, full = steps_for(model, analysis, everything, s.mode, s.d_k, s.seed, s.layer, s.head)
+        parity = float(np.abs(full.weights - analysis.attentions[s.layer, s.head]).max())
+        hidden = np.setdiff1d(everything, shown)
     return View(settings=s, model=model, analysis=analysis, shown=shown,
-                tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity)
+                tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity, full=full,
+                hidden=hidden)
+
+
+def plain_small(x: float) -> str:
+    """A difference a student can read: no scientific notation."""
+    return "less than 0.00001" if x < 1e-5 else f"{x:.5f}"
 
 
 def parity_badge(view: View) -> None:
-    if view.parity is None:
+    """One line a student can read; the exact statement and the PyTorch check in an expander. Not on slides."""
+    s = view.settings
+    if view.is_toy:
+        st.info(f"**Toy numbers.** Q, K and V come from {view.label}, not from the model's attention: the same "
+                "four steps, over the words shown. Choose “learned” in the sidebar for the model's own numbers.")
+        return
+    if s.teaching:
         return
     ok = view.parity <= 1e-5
-    text = (f"{'✅' if ok else '⚠️'} Matches the model: our numpy weights differ from the model's own attention "
-            f"(layer {view.settings.layer}, head {view.settings.head}) by at most {view.parity:.1e}.")
-    if view.model.backend == "numpy":
-        text += (" The model itself runs here as a small numpy program with its own trained weights "
-                 "(attention/bert.py); the tests check that it gives PyTorch's numbers to 1e-5.")
-    if not view.settings.show_special:
-        text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
-                 "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
-    (st.success if ok else st.warning)(text)
+    where = f"layer {s.layer}, head {s.head}"
+    (st.success if ok else st.warning)(
+        f"✓ The same numbers as the model ({where})." if ok else
+        f"⚠️ These numbers differ from the model's own ({where}) by {view.parity:.5f}.")
+    with st.expander("What exactly is compared?"):
+        st.markdown(
+            f"The page computes the four steps itself: the model's learned W_Q, W_K and W_V for {where}, "
+            f"applied to the vectors that enter layer {s.layer}, over the whole sentence with [CLS] and [SEP]. "
+            f"Its attention weights are compared with the attention probabilities the model reports for the "
+            f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
+            f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")
+        if view.model.backend == "numpy":
+            st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                        "trained weights. The button runs the original model with PyTorch "
+                        "(sentence-transformers) instead, an independent reference.")
+            pytorch_check_button(view)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _reference_model(name: str) -> AttentionModel:
+    # The only place the app imports torch, and only when a user presses the check button.
+    return AttentionModel(name, backend="torch")
+
+
+def pytorch_gap(view: View) -> float:
+    """Max |this page's weights - PyTorch's attention| for the view's sentence, layer and head."""
+    s = view.settings
+    reference = _reference_model(_model_to_load(s.model_name))  # the same allow-list as the page's model
+    return explain.reference_gap(reference, view.analysis.sentence, s.layer, s.head, view.full.weights)
+
+
+def pytorch_check_button(view: View) -> None:
+    """Run the independent PyTorch reference on demand; remember the result for this sentence/layer/head."""
+    s = view.settings
+    checks = st.session_state.setdefault("_pytorch_checks", {})
+    key = (s.model_name, view.analysis.sentence, s.layer, s.head)
+    if st.button("Check against PyTorch now", key="pytorch-check"):
+        with st.spinner("Loading PyTorch and the original model (the first time takes up to a minute)…"):
+            try:
+                checks[key] = pytorch_gap(view)
+            except ModelLoadError as error:
+                st.error(f"PyTorch could not be loaded: {md(str(error))}")
+    if key in checks:
+        gap = checks[key]
+        (st.success if gap <= 1e-5 else st.warning)(
+            f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
+            f"page's weights by {'' if gap < 1e-5 else 'at most '}{plain_small(gap)} ({gap:.1e}).")
 
 
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
