@@ -2,8 +2,9 @@
 
 import streamlit as st
 
+import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from ui.page import apply_teaching_layout
-from ui.state import preload_model, sidebar_ui
+from ui.state import long_input_slot, preload_model, sidebar_ui
 
 st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide")
 
@@ -31,4 +32,5 @@ preload_model()
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
-navigation.run()
+with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
+    navigation.run()

@@ -33,7 +33,11 @@ st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
            f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
            "Output distance: the average length of (new output − normal output) per token.")
 
-choice = st.radio("Compare with normal", names[1:], format_func=labels.get, horizontal=True, key="lab_variant")
+# The options are positions, not names: the temperature variant's name carries the slider's value, and a
+# radio whose option changes forgets the choice (the variants always come in the same order).
+position = st.radio("Compare with normal", range(1, len(names)), format_func=lambda j: labels[names[j]],
+                    horizontal=True, key="lab_variant")
+choice = names[position]
 run = runs[choice]
 left, right = st.columns(2)
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
