@@ -3,6 +3,8 @@
     python bench/run.py            # everything (starts a server and Chromium for cold start and memory)
     python bench/run.py --quick    # core, pipeline and payload only
     python bench/run.py --floor    # only the app-vs-floor comparison in Chromium (--pairs N, default 5)
+    python bench/load.py           # only the classroom load test (concurrent students, worst-case memory)
+    python bench/training.py       # only the Training lab's speed
 """
 
 from __future__ import annotations
@@ -51,8 +53,10 @@ def bench_core():
             with torch.inference_mode():
                 ref = best_of(lambda: torch.nn.functional.scaled_dot_product_attention(tq, tk, tv))
             ratio = ours / ref
-            line(f"n={n:<4} d_k={d_k:<4} ours {ours * 1e3:.3f} ms / torch {ref * 1e3:.3f} ms", f"{ratio:.2f}", "≤ 1.3"
-                 if n >= 128 else "(info)", "×", ok=(ratio <= 1.3) if n >= 128 else None)
+            # Information only: the ≤ 1.3× target was retired (at the app's 256-token cap the four steps take
+            # about a millisecond, which no user sees); what users feel is measured against the floor app.
+            line(f"n={n:<4} d_k={d_k:<4} ours {ours * 1e3:.3f} ms / torch {ref * 1e3:.3f} ms", f"{ratio:.2f}",
+                 "(info)", "×")
             if n >= 128 and d_k == 32:
                 # The least any numpy softmax attention can do: one matmul, one exp, one matmul, no scaling, no
                 # max-subtraction, no normalising, no checks. If even this misses, the target needs a fused kernel.
@@ -165,11 +169,16 @@ def main():
     if args.floor:
         bench_floor(args.pairs)
         return
+    from bench import load
+    from bench.training import bench_training
+
     bench_core()
     bench_pipeline()
+    bench_training(line)
     if not args.quick:
         bench_server()
         bench_floor(args.pairs)
+        load.main(["--students", "1,4,8,16", "--worst", "12", "--idle", "150"])
 
 
 
