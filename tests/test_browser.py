@@ -83,7 +83,7 @@ def test_typing_a_sentence_updates_the_figures(server, page):
 
 def test_shared_link_restores_the_view(server, page):
     query = urllib.parse.urlencode({"sentence": "The cat sat on the mat.", "layer": 2, "head": 5,
-                                    "special": "true", "token": "2: cat"})
+                                    "special": "true", "token": 2})  # token by index
     page.goto(f"{server}/step3_softmax?{query}")
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
