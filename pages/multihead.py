@@ -84,7 +84,10 @@ st.markdown(
 tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's next step gets this)"])
 for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
     with tab:
+        by_head = name == "concat"  # only the concatenation's columns belong to one head each
         figures.show(figures.matrix_heatmap(matrix, tokens, None, f"Layer {layer} · {name}", kind="vectors",
-                                            teaching=teaching, x_title="dimension", y_title="token"),
+                                            teaching=teaching, y_title="token",
+                                            x_title="dimension, in blocks of one head" if by_head else "dimension",
+                                            column_groups=model.d_head if by_head else None),
                      figures.figure_filename(f"multihead_{name}", s.sentence, f"L{layer}"), teaching,
                      key=f"mh-{name}")
