@@ -39,7 +39,8 @@ MEASURE_JS = r"""
         for (const el of plot.querySelectorAll(selector)) {
           if (seen.has(el) || !el.textContent.trim() || !shown(el)) continue;
           seen.add(el);
-          texts.push({kind, text: el.textContent, box: rect(el)});
+          const upright = /rotate\(-?90/.test(el.getAttribute('transform') || '');
+          texts.push({kind, text: el.textContent, box: rect(el), upright});
         }
       }
       const bar = plot.querySelector('.modebar');
@@ -57,13 +58,12 @@ TOLERANCE = 1.0  # px: anti-aliasing and sub-pixel layout
 LEADING = 0.12
 
 
-def _ink(box):
-    left, top, right, bottom = box
-    width, height = right - left, bottom - top
-    if height <= width:
-        inset = LEADING * height
+def _ink(text: dict) -> list[float]:
+    left, top, right, bottom = text["box"]
+    if not text.get("upright"):
+        inset = LEADING * (bottom - top)
         return [left, top + inset, right, bottom - inset]
-    inset = LEADING * width
+    inset = LEADING * (right - left)
     return [left + inset, top, right - inset, bottom]
 
 
@@ -93,11 +93,11 @@ def layout_problems(figures: list[dict]) -> list[str]:
             cells = (a["kind"] == "cell value") + (b["kind"] == "cell value")
             if cells == 1:
                 continue
-            if _overlap(_ink(a["box"]), _ink(b["box"])):
+            if _overlap(_ink(a), _ink(b)):
                 problems.append(f"{name}: {a['kind']} {a['text'][:30]!r} overlaps {b['kind']} {b['text'][:30]!r}")
         toolbar = figure["toolbar"]
         if toolbar and toolbar[2] - toolbar[0] > 1:
             for text in texts:
-                if text["kind"] in ("title", "subtitle") and _overlap(_ink(text["box"]), toolbar):
+                if text["kind"] in ("title", "subtitle") and _overlap(_ink(text), toolbar):
                     problems.append(f"{name}: the toolbar covers the {text['kind']}")
     return problems

@@ -8,6 +8,7 @@ slower than the model pass. tests/test_figures.py validates every builder's spec
 from __future__ import annotations
 
 import html
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -29,6 +30,9 @@ SUBTITLE_COLOUR = "#4b5563"
 # screenshot taken then). The title block starts this far down, so the toolbar never covers it.
 TOOLBAR_BAND = 34
 SUBTITLE_CHARS = 80
+# A longer title is wrapped onto more lines: the narrowest figure (half a page, or a column beside the text)
+# holds about this many characters of title at each size.
+TITLE_LINE_CHARS = {False: 46, True: 40}
 # Streamlit themes a chart through its layout.template; an empty one keeps that theme without shipping
 # (and deep-copying on every rerun) plotly's 10 KB default template.
 EMPTY_TEMPLATE = {"layout": {}}
@@ -72,11 +76,19 @@ def font_sizes(teaching: bool) -> dict[str, int]:
     return {"base": 13, "title": 17, "subtitle": 13, "tick": 12, "cell": 12}
 
 
+def title_lines(title: str, teaching: bool) -> list[str]:
+    """The main title, wrapped at word boundaries so it is never cut off at a narrow figure's edge."""
+    main, _ = split_title(title)
+    return textwrap.wrap(main, TITLE_LINE_CHARS[teaching], break_long_words=False) or [main]
+
+
 def title_block_height(title: str, teaching: bool) -> int:
     """Pixels the toolbar band, title and subtitle take at the top of a figure."""
     sizes = font_sizes(teaching)
     _, subtitle = split_title(title)
-    return TOOLBAR_BAND + int(1.35 * sizes["title"]) + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18
+    lines = len(title_lines(title, teaching))
+    return (TOOLBAR_BAND + int(1.35 * sizes["title"] * lines) + (int(1.5 * sizes["subtitle"]) if subtitle else 0)
+            + 18)
 
 
 def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
@@ -88,8 +100,9 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     plotly's title automargin does not count them). top_axis is accepted and ignored, for older callers.
     """
     sizes = font_sizes(teaching)
-    main, subtitle = split_title(title)
-    title_spec = {"text": html.escape(main, quote=False), "font": {"size": sizes["title"]},
+    _, subtitle = split_title(title)
+    main = "<br>".join(html.escape(line, quote=False) for line in title_lines(title, teaching))
+    title_spec = {"text": main, "font": {"size": sizes["title"]},
                   "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
                   "yref": "container", "pad": {"t": TOOLBAR_BAND, "l": 6}}
     if subtitle:
@@ -147,8 +160,8 @@ def _row_outline(row: int) -> dict:
 
 
 def values_fit(n_rows: int, n_cols: int, teaching: bool, limit: int | None = None) -> bool:
-    """Whether a two-decimal value fits in every cell: up to CELL_TEXT_LIMIT tokens a side on screen (the
-    narrowest figure, half a page, still gives such a cell ~33 px), more at slide size and full width."""
+    """Whether a 4-character value ("0.07") fits in every cell: up to CELL_TEXT_LIMIT tokens a side on screen
+    (a figure beside the text still gives such a cell ~28 px), more at slide size and full width."""
     limit = limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)
     return n_rows <= limit and n_cols <= limit
 
@@ -167,7 +180,12 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
     rows = axis_labels(row_tokens)
     cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
-    show_values = values_fit(matrix.shape[0], matrix.shape[1], teaching, value_limit)
+    # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
+    largest = float(np.abs(matrix).max()) if matrix.size else 0.0
+    decimals = 1 if largest >= 10 else 2
+    widest = len(f"{-largest if (matrix < 0).any() else largest:.{decimals}f}")
+    limit = (value_limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)) * 4 // max(widest, 4)
+    show_values = values_fit(matrix.shape[0], matrix.shape[1], teaching, limit)
     sizes = font_sizes(teaching)
     if kind == "weights":
         colour = {"colorscale": WEIGHTS_SCALE, "zmin": 0.0, "zmax": 1.0}
@@ -183,7 +201,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         "xgap": 1 if show_values else 0, "ygap": 1 if show_values else 0,
     }
     if show_values:
-        trace["texttemplate"] = "%{z:.2f}"
+        trace["texttemplate"] = f"%{{z:.{decimals}f}}"
     shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
     # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
