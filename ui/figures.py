@@ -32,7 +32,7 @@ TOOLBAR_BAND = 34
 SUBTITLE_CHARS = 80
 # A longer title is wrapped onto more lines: the narrowest figure (half a page, or a column beside the text)
 # holds about this many characters of title at each size.
-TITLE_LINE_CHARS = {False: 46, True: 40}
+TITLE_LINE_CHARS = {False: 46, True: 44}
 # Streamlit themes a chart through its layout.template; an empty one keeps that theme without shipping
 # (and deep-copying on every rerun) plotly's 10 KB default template.
 EMPTY_TEMPLATE = {"layout": {}}
@@ -87,8 +87,8 @@ def title_block_height(title: str, teaching: bool) -> int:
     sizes = font_sizes(teaching)
     _, subtitle = split_title(title)
     lines = len(title_lines(title, teaching))
-    return (TOOLBAR_BAND + int(1.35 * sizes["title"] * lines) + (int(1.5 * sizes["subtitle"]) if subtitle else 0)
-            + 18)
+    return (TOOLBAR_BAND + 10 * (lines - 1) + int(1.35 * sizes["title"] * lines)
+            + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18)
 
 
 def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
@@ -102,9 +102,11 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     sizes = font_sizes(teaching)
     _, subtitle = split_title(title)
     main = "<br>".join(html.escape(line, quote=False) for line in title_lines(title, teaching))
+    # plotly lifts a wrapped title by part of a line; the extra pad keeps its first line below the toolbar.
+    extra_lines = main.count("<br>")
     title_spec = {"text": main, "font": {"size": sizes["title"]},
                   "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
-                  "yref": "container", "pad": {"t": TOOLBAR_BAND, "l": 6}}
+                  "yref": "container", "pad": {"t": TOOLBAR_BAND + 10 * extra_lines, "l": 6}}
     if subtitle:
         title_spec["subtitle"] = {"text": html.escape(subtitle, quote=False),
                                   "font": {"size": sizes["subtitle"], "color": SUBTITLE_COLOUR}}
@@ -134,7 +136,7 @@ def _readable_axis(axis: dict, tick_size: int) -> dict:
         axis.setdefault("autotickangles", [0, 90])
     title = axis.get("title")
     if isinstance(title, dict):
-        axis["title"] = {"standoff": 6, **title}
+        axis["title"] = {"standoff": 6, "font": {"color": SUBTITLE_COLOUR}, **title}
     return axis
 
 
@@ -294,11 +296,13 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
     tick_size = 11 if teaching else 9
     # Upright token labels under each heatmap need vertical room between the grid rows.
     x_domains = _grid_domains(columns, 0.03)
-    per_row = 260 + (9 * max(len(label) for label in labels) if show_ticks and labels else 0)
-    # The first row's head titles sit above it: leave them ~28 px below the figure title's margin.
-    top_room = 28 / (per_row * rows)
+    # Between grid rows: the upright token labels of the row above and the head titles of the row below.
+    label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
+    gap_px = label_px + 30
+    per_row = 230 + gap_px
+    top_room = 28 / (per_row * rows)  # the first row's head titles sit above it, under the figure's title
     y_domains = [(low * (1 - top_room), high * (1 - top_room))
-                 for low, high in _grid_domains(rows, 0.2 if show_ticks else 0.08)[::-1]]  # first row on top
+                 for low, high in _grid_domains(rows, gap_px / (per_row * rows))[::-1]]  # first row on top
     traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
         suffix = "" if i == 0 else str(i + 1)
@@ -315,7 +319,7 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
         axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
                                                          tickfont={"size": tick_size}, **inner)
         subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False,
-                               "font": {"size": 16 if teaching else 13},
+                               "font": {"size": 16 if teaching else 13, "color": TICK_COLOUR},
                                "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
                                "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
     return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, **axes)
