@@ -87,7 +87,9 @@ def test_teaching_mode_is_a_slide(server, page):
     assert max(int(c) for c in colour[colour.index("(") + 1:-1].split(",")[:3]) <= 80, colour
     title_size = plot.locator(".g-gtitle .gtitle").evaluate("t => parseFloat(getComputedStyle(t).fontSize)")
     assert title_size >= 22
-    assert page.locator('[data-testid="stSidebar"]').get_attribute("aria-expanded") == "false"
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    assert sidebar.get_attribute("data-collapsed") == "true"
+    assert sidebar.bounding_box()["x"] + sidebar.bounding_box()["width"] <= 1  # off the slide
     for hidden in ("stAlertContentSuccess", "stDownloadButton", "stDataFrame"):
         assert not page.locator(f'[data-testid="{hidden}"] >> visible=true').count(), hidden
     assert page.locator(".katex >> visible=true").count() >= 1  # one line of formula stays
