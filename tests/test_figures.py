@@ -1,6 +1,7 @@
 """The figure builders skip plotly's validation for speed, so these tests validate what they build."""
 
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -107,3 +108,5 @@ def test_download_config_names_the_png_and_the_page_adds_an_svg_button():
     assert config["toImageButtonOptions"] == {"format": "png", "filename": "step3_weights_i-am-good_L0H0",
                                               "scale": 3}
     assert "options.format = 'svg'" in figures.SVG_EXPORT_HTML
+    script = figures.SVG_EXPORT_HTML.removeprefix("<script>").removesuffix("</script>")
+    assert not re.search(r"<[/\w]", script)  # markup-like text inside: Streamlit's HTML sanitizer drops it all

@@ -364,9 +364,20 @@ SVG_EXPORT_HTML = """<script>
 (() => {
   if (window.__svgExportButtons) return;
   window.__svgExportButtons = true;
-  const ICON = '<svg viewBox="0 0 30 16" width="30" height="16" aria-hidden="true">' +
-    '<text x="15" y="12.5" text-anchor="middle" font-size="11" font-weight="700" ' +
-    'font-family="sans-serif" fill="currentColor">SVG</text></svg>';
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  function icon() {  // built node by node: the page's HTML sanitizer drops a script that holds markup text
+    const svg = document.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 30 16');
+    svg.setAttribute('width', '30');
+    svg.setAttribute('height', '16');
+    const label = document.createElementNS(SVG_NS, 'text');
+    const attributes = {x: '15', y: '12.5', 'text-anchor': 'middle', 'font-size': '11', 'font-weight': '700',
+                        'font-family': 'sans-serif', fill: 'currentColor'};
+    for (const name in attributes) label.setAttribute(name, attributes[name]);
+    label.textContent = 'SVG';
+    svg.appendChild(label);
+    return svg;
+  }
   function addButton(plot) {
     const camera = plot.querySelector('.modebar-btn[data-title^="Download plot"]');
     if (!camera || camera.parentNode.querySelector('[data-svg-export]')) return;
@@ -376,7 +387,7 @@ SVG_EXPORT_HTML = """<script>
     button.setAttribute('data-title', 'Download as SVG (vector: sharp at any size)');
     button.setAttribute('data-svg-export', '1');
     button.style.color = 'rgba(68, 68, 68, 0.5)';
-    button.innerHTML = ICON;
+    button.appendChild(icon());
     button.addEventListener('click', (event) => {
       event.preventDefault();
       const options = plot._context && plot._context.toImageButtonOptions;
