@@ -28,7 +28,7 @@ TICK_COLOUR = "#1f2937"       # near-black: light grey tick labels vanish on a p
 SUBTITLE_COLOUR = "#4b5563"
 # Plotly's toolbar floats over the figure's top-right corner while the pointer is on it (and so in a
 # screenshot taken then). The title block starts this far down, so the toolbar never covers it.
-TOOLBAR_BAND = 34
+TOOLBAR_BAND = 38
 SUBTITLE_CHARS = 80
 # A longer title is wrapped onto more lines: the narrowest figure (half a page, or a column beside the text)
 # holds about this many characters of title at each size.
@@ -82,12 +82,17 @@ def title_lines(title: str, teaching: bool) -> list[str]:
     return textwrap.wrap(main, TITLE_LINE_CHARS[teaching], break_long_words=False) or [main]
 
 
+def _line_lift(sizes: dict[str, int]) -> int:
+    """How far plotly lifts a top-anchored title per extra line (it centres the lines on the anchor)."""
+    return int(0.75 * sizes["title"])
+
+
 def title_block_height(title: str, teaching: bool) -> int:
     """Pixels the toolbar band, title and subtitle take at the top of a figure."""
     sizes = font_sizes(teaching)
     _, subtitle = split_title(title)
     lines = len(title_lines(title, teaching))
-    return (TOOLBAR_BAND + 10 * (lines - 1) + int(1.35 * sizes["title"] * lines)
+    return (TOOLBAR_BAND + _line_lift(sizes) * (lines - 1) + int(1.35 * sizes["title"] * lines)
             + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18)
 
 
@@ -106,7 +111,7 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     extra_lines = main.count("<br>")
     title_spec = {"text": main, "font": {"size": sizes["title"]},
                   "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
-                  "yref": "container", "pad": {"t": TOOLBAR_BAND + 10 * extra_lines, "l": 6}}
+                  "yref": "container", "pad": {"t": TOOLBAR_BAND + _line_lift(sizes) * extra_lines, "l": 6}}
     if subtitle:
         title_spec["subtitle"] = {"text": html.escape(subtitle, quote=False),
                                   "font": {"size": sizes["subtitle"], "color": SUBTITLE_COLOUR}}
@@ -339,9 +344,9 @@ def download_config(filename: str, teaching: bool = False) -> dict:
         "displaylogo": False,
     }
     # A short toolbar stays inside the band above the title even on a half-width figure.
-    config["modeBarButtonsToRemove"] = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d"]
+    config["modeBarButtonsToRemove"] = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "pan2d"]
     if teaching:
-        config["modeBarButtonsToRemove"] += ["zoom2d", "pan2d", "resetScale2d"]
+        config["modeBarButtonsToRemove"] += ["zoom2d", "resetScale2d"]
     return config
 
 
@@ -360,7 +365,7 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
 # beside every camera button: it switches that figure's own download options to SVG for one click and lets
 # plotly export it, so the file keeps the figure's name (…_L0H3.svg) and is drawn in the browser (no
 # server-side renderer, which would need a Chrome on the hosted demo).
-SVG_EXPORT_HTML = """<script>
+SVG_EXPORT_HTML = """<style>.js-plotly-plot .modebar {display: flex; flex-wrap: nowrap;}</style><script>
 (() => {
   if (window.__svgExportButtons) return;
   window.__svgExportButtons = true;
@@ -370,6 +375,7 @@ SVG_EXPORT_HTML = """<script>
     svg.setAttribute('viewBox', '0 0 30 16');
     svg.setAttribute('width', '30');
     svg.setAttribute('height', '16');
+    svg.style.cssText = 'display: block; margin-top: 3px;';
     const label = document.createElementNS(SVG_NS, 'text');
     const attributes = {x: '15', y: '12.5', 'text-anchor': 'middle', 'font-size': '11', 'font-weight': '700',
                         'font-family': 'sans-serif', fill: 'currentColor'};
@@ -386,7 +392,7 @@ SVG_EXPORT_HTML = """<script>
     button.setAttribute('rel', 'tooltip');
     button.setAttribute('data-title', 'Download as SVG (vector: sharp at any size)');
     button.setAttribute('data-svg-export', '1');
-    button.style.color = 'rgba(68, 68, 68, 0.5)';
+    button.style.cssText = 'color: rgba(68, 68, 68, 0.6); display: inline-block; height: 22px; line-height: 0;';
     button.appendChild(icon());
     button.addEventListener('click', (event) => {
       event.preventDefault();
