@@ -141,7 +141,7 @@ def _readable_axis(axis: dict, tick_size: int) -> dict:
         axis.setdefault("autotickangles", [0, 90])
     title = axis.get("title")
     if isinstance(title, dict):
-        axis["title"] = {"standoff": 6, "font": {"color": SUBTITLE_COLOUR}, **title}
+        axis["title"] = {"standoff": 6, "font": {"color": SUBTITLE_COLOUR, "size": max(13, tick_size - 2)}, **title}
     return axis
 
 
