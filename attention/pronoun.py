@@ -148,3 +148,247 @@ def score_heads(pairs, attentions_of) -> Scoreboard:
             subject += int(case.candidates[0] == case.answer)
         head_pairs = both.astype(int) if head_pairs is None else head_pairs + both
     return Scoreboard(head_correct, head_pairs, 2 * len(pairs), len(pairs), nearest, subject)
+
+
+# --- choosing the pronoun and its candidates ------------------------------------------------------------
+
+SUBJECT_PRONOUNS = ("it", "he", "she", "they")
+OBJECT_PRONOUNS = ("him", "her", "them")
+POSSESSIVE_PRONOUNS = ("its", "his", "their", "hers", "theirs")
+PERSONAL = ("he", "she", "him", "her", "his", "hers")
+# Words that open a noun phrase: the noun the pronoun could mean is the last word of the phrase.
+DETERMINERS = frozenset("""the a an this that these those my your our his her its their some any every each no
+another one two three four five six seven eight nine ten both all many several""".split())
+# Words that are never the thing a pronoun refers to (a small list is enough for one sentence).
+NOT_CANDIDATES = DETERMINERS | frozenset("""i you we me us him them it he she they itself himself herself
+themselves myself who whom which what whose hers theirs
+is are was were be been being am do does did done have has had having will would shall should can could may
+might must didn doesn don wasn weren isn aren hasn haven hadn couldn wouldn shouldn won cannot ain
+in on at to for from of with by about into onto over under after before through during without within between
+against above below across up down off out around near behind beside than as like toward towards upon
+and or but because so if when while although though since until unless whether then yet nor
+not too very also just only even still really quite rather never always often again there here
+yesterday today tomorrow now later soon already much more most less least""".split())
+# Verbs that often follow a noun; "-ed" words are treated the same way. They end a noun phrase.
+COMMON_VERBS = frozenset("""ate saw took gave made went came told said got put broke fit hit threw caught bought
+brought found left ran beat won lost sold sent paid met kept held knew thought felt heard wrote read drove fell
+hid lent sat stood spoke tried chose bit flew grew drew wore tore swam sang let cut set shut hurt
+eats sees takes gives makes goes comes tells says gets puts breaks fits hits likes loves hates wants needs
+runs chases beats wins loses sells sends pays meets keeps holds knows thinks feels hears helps asks
+eat see take give make go come tell say get break like love hate want need run chase beat win lose sell
+send pay meet keep hold know think feel hear help ask lift cross""".split())
+APOSTROPHES = ("'", "’", "-")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The default analysis of one sentence: which word is the pronoun and which two words it could mean."""
+
+    pronoun: int | None            # index into words
+    candidates: tuple[int, ...]    # indices into words, the likeliest first (the first two are the default pair)
+    fragments: tuple[int, ...]     # word pieces that are not words of their own (the "t" of "didn't")
+
+    @property
+    def pair(self) -> tuple[int, ...]:
+        """The default two candidates, in sentence order (fewer if the sentence has fewer)."""
+        return tuple(sorted(self.candidates[:2]))
+
+
+def _spans(sentence: str, words: list[Word]) -> list[tuple[int, int] | None]:
+    """Where each word starts and ends in the typed sentence (the uncased tokenizer lowercases and drops accents)."""
+    import unicodedata
+
+    plain, where = [], []
+    for index, char in enumerate(sentence):
+        for c in unicodedata.normalize("NFKD", char):
+            if not unicodedata.combining(c):
+                plain.append(c.lower())
+                where.append(index)
+    plain = "".join(plain)
+    spans, cursor = [], 0
+    for word in words:
+        found = plain.find(word.text.lower(), cursor) if word.text else -1
+        if found < 0:
+            spans.append(None)
+            continue
+        end = found + len(word.text)
+        spans.append((where[found], where[end - 1] + 1))
+        cursor = end
+    return spans
+
+
+def _is_verb_like(text: str) -> bool:
+    return text in COMMON_VERBS or (len(text) >= 5 and text.endswith("ed"))
+
+
+def choose(sentence: str, words: list[Word], pronoun: int | None = None) -> Choice:
+    """The pronoun to analyse and the words it could refer to, as a reader would pick them.
+
+    The pronoun: the first he/she/it/they, else the first him/her/them, else the first its/his/their.
+    Candidates: before the pronoun, the last word of each noun phrase ("the city council" -> "council") and
+    every capitalised name ("Anna"); if that gives fewer than two, other content words before the pronoun that
+    do not look like verbs.
+    Determiners, auxiliaries, punctuation and word-piece fragments are never candidates. Pass `pronoun` (an
+    index into words) to find the candidates of a pronoun the user picked.
+    """
+    spans = _spans(sentence, words)
+    texts = [w.text.lower() for w in words]
+    fragments = tuple(i for i in range(1, len(words))
+                      if texts[i - 1] in APOSTROPHES and spans[i] and spans[i - 1] and spans[i][0] == spans[i - 1][1])
+    groups = (SUBJECT_PRONOUNS, OBJECT_PRONOUNS, POSSESSIVE_PRONOUNS)
+    while pronoun is None and groups:
+        pronoun = next((i for i, t in enumerate(texts) if t in groups[0] and i not in fragments), None)
+        groups = groups[1:]
+    if pronoun is None:
+        return Choice(None, (), fragments)
+
+    def content(i):
+        return texts[i].isalpha() and texts[i] not in NOT_CANDIDATES and i not in fragments
+
+    heads, names, others, phrase = [], [], [], None
+    for i in range(pronoun + 1):
+        ends_phrase = i == pronoun or not content(i) or (phrase and _is_verb_like(texts[i]))
+        if phrase is not None and phrase and ends_phrase:
+            heads.append(phrase[-1])
+        if ends_phrase:
+            # "the …" and the "s" of "Ann's …" open a noun phrase
+            opens = texts[i] in DETERMINERS or (i in fragments and texts[i] == "s")
+            phrase = [] if i < pronoun and opens else None
+            continue
+        capitalised = spans[i] is not None and sentence[spans[i][0]].isupper()
+        if phrase is not None:
+            phrase.append(i)
+        elif capitalised and not _is_verb_like(texts[i]):
+            heads.append(i)
+            names.append(i)
+        else:
+            others.append(i)
+    heads = sorted(set(heads))
+    if texts[pronoun] in PERSONAL and len(names) >= 2:  # he/she: people first, the nearest names
+        heads = sorted(names) + [i for i in heads if i not in names]
+    if len(heads) < 2:
+        fill = [i for i in others if not _is_verb_like(texts[i])]   # a verb is never offered by default
+        heads = sorted(heads + fill[:2 - len(heads)])
+    return Choice(pronoun, tuple(heads), fragments)
+
+
+def has_pronoun(text: str) -> bool:
+    """Whether the typed text contains a pronoun this page can analyse (no model needed)."""
+    import re
+
+    return any(w in PRONOUNS for w in re.findall(r"[a-z]+", text.lower()))
+
+
+# --- the verdict ------------------------------------------------------------------------------------------
+
+ELSEWHERE = 0.10   # below this, the two candidates together get too little attention to call it a preference
+
+
+def percent(x: float) -> str:
+    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+
+
+def plain_small(x: float) -> str:
+    """A tiny difference in words a student reads, never in scientific notation."""
+    return "less than 0.00001" if x < 1e-5 else f"at most {x:.5f}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    weight_a: np.ndarray        # [L, H] attention the pronoun gives A (the ranking)
+    weight_b: np.ndarray        # [L, H]
+    share_a: np.ndarray         # [L, H] A's share of A + B
+    looks_elsewhere: np.ndarray  # [L, H] bool: A + B < ELSEWHERE
+    best: tuple[int, int]       # the head giving A the most weight
+    n_prefer_a: int
+    n_prefer_b: int
+    sentences: tuple[str, ...]
+
+
+def verdict(pronoun_rows, tokens, a: Word, b: Word, pronoun_text: str, quote=lambda t: f"“{t}”") -> Verdict:
+    """What the heads say, computed: pronoun_rows [L, H, n] is each head's attention from the pronoun."""
+    rows = np.asarray(pronoun_rows, dtype=np.float64)
+    weight_a = rows[..., list(a.pieces)].sum(axis=-1)
+    weight_b = rows[..., list(b.pieces)].sum(axis=-1)
+    share = weight_a / np.maximum(weight_a + weight_b, 1e-12)
+    elsewhere = (weight_a + weight_b) < ELSEWHERE
+    best = tuple(int(i) for i in np.unravel_index(np.argmax(weight_a), weight_a.shape))
+    n = weight_a.size
+    n_a, n_b = int((share > 0.5).sum()), int((share < 0.5).sum())
+    qa, qb, qp = quote(a.text), quote(b.text), quote(pronoun_text)
+    first = f"**{n_a} of {n} heads** put more attention on {qa} than on {qb}"
+    first += f", {n_b} more on {qb}" + (f" and {n - n_a - n_b} the same on both." if n - n_a - n_b else ".")
+    looking = n - int(elsewhere.sum())
+    looking_a = int(((share > 0.5) & ~elsewhere).sum())
+    if looking == 0:
+        second = (f"But in every head the two words together get less than {percent(ELSEWHERE)} of the "
+                  f"attention of {qp}: every head looks elsewhere, so none of these preferences means much.")
+    elif looking == n:
+        second = (f"Every head gives the two words together at least {percent(ELSEWHERE)} of the attention of {qp}.")
+    else:
+        second = (f"In {n - looking} of them the two words together get less than {percent(ELSEWHERE)} of the "
+                  f"attention of {qp} (blank in the second grid: that head looks elsewhere). Of the {looking} heads "
+                  f"that do look at the two words, {looking_a} prefer {qa}.")
+    w_a, w_b = float(weight_a[best]), float(weight_b[best])
+    third = (f"Layer {best[0]} head {best[1]} gives {qa} the most weight: {percent(w_a)} of the attention of {qp} "
+             f"({qb} gets {percent(w_b)}).")
+    row = rows[best]
+    top = int(np.argmax(row))
+    if w_a >= 0.5:
+        fourth = "That is most of this head's attention."
+    elif top in a.pieces:
+        fourth = f"{qa} is its largest single target, yet it gets less than half of the attention."
+    else:
+        fourth = (f"That is less than half: this head's largest share, {percent(float(row[top]))}, goes to "
+                  f"{quote(tokens[top])}.")
+    return Verdict(weight_a, weight_b, share, elsewhere, best, n_a, n_b, (first, second, third, fourth))
+
+
+def versus_chance(count: int, trials: int, p: float) -> str:
+    """'better than', 'about equal to' or 'worse than' chance: outside two standard deviations of luck."""
+    expected = trials * p
+    spread = 2 * np.sqrt(trials * p * (1 - p))
+    if count > expected + spread:
+        return "better than"
+    if count < expected - spread:
+        return "worse than"
+    return "about equal to"
+
+
+def best_of_random_heads(n_heads: int, n_pairs: int, p: float = 0.25) -> int:
+    """The typical (median) best score among n_heads heads that guess at random: p per pair."""
+    from math import comb
+
+    cumulative = 0.0
+    for k in range(n_pairs + 1):
+        cumulative += comb(n_pairs, k) * p ** k * (1 - p) ** (n_pairs - k)
+        if cumulative ** n_heads >= 0.5:
+            return k
+    return n_pairs
+
+
+def contrast_summary(share, contrast_share, first_is_a: bool) -> dict:
+    """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way)."""
+    share, contrast_share = np.asarray(share), np.asarray(contrast_share)
+    right_first = share > 0.5 if first_is_a else share < 0.5
+    right_second = contrast_share < 0.5 if first_is_a else contrast_share > 0.5
+    both = right_first & right_second
+    flipped = [f"L{layer}H{head}" for layer, head in zip(*np.nonzero(both))]
+    n = share.size
+    sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
+                f"on the contrast, and **{len(flipped)}** flip the right way in both"
+                + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''}. " if flipped else ". ")
+                + f"A head that guessed at random would get both right one time in four, about {n / 4:.0f} of "
+                f"{n} heads by luck: {len(flipped)} is **{versus_chance(len(flipped), n, 0.25)} chance**.")
+    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence}
+
+
+def testset_conclusion(board: Scoreboard) -> str:
+    """The built-in test set's verdict on its best head, against what the best of as many random guessers gets."""
+    n_heads = board.head_pairs.size
+    top = int(board.head_pairs.max())
+    typical = best_of_random_heads(n_heads, board.n_pairs)
+    word = "better than" if top > typical else "worse than" if top < typical else "equal to"
+    return (f"The best head gets **{top} of {board.n_pairs}** pairs fully right. One head guessing at random gets "
+            f"about {board.n_pairs / 4:.0f}, but with {n_heads} heads tried, the best random guesser typically gets "
+            f"{typical}. So the best head is **{word} chance** on this small set.")

@@ -2,11 +2,16 @@
 
     python bench/run.py            # everything (starts a server and Chromium for cold start and memory)
     python bench/run.py --quick    # core, pipeline and payload only
+    python bench/run.py --floor    # only the app-vs-floor comparison in Chromium (--pairs N, default 5)
+    python bench/load.py           # only the classroom load test (concurrent students, worst-case memory)
+    python bench/training.py       # only the Training lab's speed
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -48,8 +53,10 @@ def bench_core():
             with torch.inference_mode():
                 ref = best_of(lambda: torch.nn.functional.scaled_dot_product_attention(tq, tk, tv))
             ratio = ours / ref
-            line(f"n={n:<4} d_k={d_k:<4} ours {ours * 1e3:.3f} ms / torch {ref * 1e3:.3f} ms", f"{ratio:.2f}", "≤ 1.3"
-                 if n >= 128 else "(info)", "×", ok=(ratio <= 1.3) if n >= 128 else None)
+            # Information only: the ≤ 1.3× target was retired (at the app's 256-token cap the four steps take
+            # about a millisecond, which no user sees); what users feel is measured against the floor app.
+            line(f"n={n:<4} d_k={d_k:<4} ours {ours * 1e3:.3f} ms / torch {ref * 1e3:.3f} ms", f"{ratio:.2f}",
+                 "(info)", "×")
             if n >= 128 and d_k == 32:
                 # The least any numpy softmax attention can do: one matmul, one exp, one matmul, no scaling, no
                 # max-subtraction, no normalising, no checks. If even this misses, the target needs a fused kernel.
@@ -92,7 +99,7 @@ def bench_pipeline():
         line(f"{label}: page work {ours * 1e3:.0f} ms / encode {encode * 1e3:.0f} ms", f"{ours / encode:.2f}",
              "≤ 1.5" if n_words == 30 else "(info)", "×", ok=(ours / encode <= 1.5) if n_words == 30 else None)
         if n_words != 30:
-            line("  absolute page work at max length", f"{ours:.2f}", "≤ 1 s", "s", ok=ours <= 1.0)
+            line("  absolute page work at max length", f"{ours:.2f}", "≤ 0.5 s", "s", ok=ours <= 0.5)
         numpy_pass = best_of(lambda: model.analyze(sentence), repeat=5, number=1)
         torch_pass = best_of(lambda: reference.analyze(sentence), repeat=5, number=1)
         line(f"  model pass alone: numpy {numpy_pass * 1e3:.0f} ms / PyTorch {torch_pass * 1e3:.0f} ms",
@@ -156,11 +163,211 @@ def bench_server():
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="skip the server and browser measurements")
+    parser.add_argument("--floor", action="store_true", help="only the app-vs-floor comparison in Chromium")
+    parser.add_argument("--pairs", type=int, default=5, help="app/floor pairs for the floor comparison")
     args = parser.parse_args()
+    if args.floor:
+        bench_floor(args.pairs)
+        return
+    from bench import load
+    from bench.training import bench_training
+
     bench_core()
     bench_pipeline()
+    bench_training(line)
     if not args.quick:
         bench_server()
+        bench_floor(args.pairs)
+        load.main(["--students", "1,4,8,16", "--worst", "12", "--idle", "150"])
+
+
+
+# --- the app against its floor: bare Streamlit with the same pages and figures (bench/floor_app.py) -------------
+
+FLOOR_APP = ROOT / "bench" / "floor_app.py"
+# (name, what the user does); every step is timed from the action until the page is drawn.
+JOURNEY = [
+    ("cold start → first heatmap, start page", ("cold",)),
+    ("switch to step 3 (first visit)", ("click", "3 · Softmax → weights")),
+    ("new sentence on step 3, 14 tokens", ("type", "The animal didn't cross the street because it was too tired.",
+                                           "tired")),
+    ("new sentence on step 3, 4 tokens", ("type", "You are kind.", "kind")),
+    ("switch to step 1", ("click", "1 · Query·Key scores")),
+    ("switch to step 4", ("click", "4 · Output = weights·V")),
+    ("back to step 3", ("click", "3 · Softmax → weights")),
+    ("switch to multi-head", ("click", "Multi-head attention")),
+    ("switch to the pronoun page (first visit)", ("click", "Does “it” look at “dog”?")),
+    ("switch to step 3 again", ("click", "3 · Softmax → weights")),
+    ("pronoun page revisit", ("click", "Does “it” look at “dog”?")),
+    ("new tab on the warm server, link to step 3", ("tab", "step3_softmax?sentence=Cats+chase+mice")),
+]
+TARGETS = {"pronoun page revisit": 1.0}  # seconds to drawn, on top of the ≤ 1.2× ratio
+# Every visible figure drawn, nothing left over from the previous run, the script done.
+DRAWN_JS = """() => {
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  const plots = [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')].filter(p => p.offsetParent);
+  return plots.length > 0 && plots.every(p => p.querySelector('.main-svg'));
+}"""
+
+
+def watcher_setting() -> str:
+    """The file-watcher type both servers run with: both start in the project folder, so they read the same
+    .streamlit/config.toml (Streamlit's default, "auto", when it sets none)."""
+    import tomllib
+
+    config = ROOT / ".streamlit" / "config.toml"
+    settings = tomllib.loads(config.read_text()) if config.is_file() else {}
+    return settings.get("server", {}).get("fileWatcherType", "auto (Streamlit's default)")
+
+
+class ScriptRuns:
+    """Counts the script runs a page's websocket reports (one `new_session` message per run)."""
+
+    def __init__(self, page):
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self.started, self.finished = [], []
+        self._message = ForwardMsg
+
+        def on_socket(socket):
+            socket.on("framereceived", self._received)
+
+        page.on("websocket", on_socket)
+
+    def _received(self, payload):
+        if not isinstance(payload, (bytes, bytearray)):
+            return
+        message = self._message()
+        message.ParseFromString(bytes(payload))
+        kind = message.WhichOneof("type")
+        if kind == "new_session":
+            self.started.append(time.perf_counter())
+        elif kind == "script_finished":
+            self.finished.append((time.perf_counter(), message.script_finished))
+
+    def wait_done(self, page, since: float, timeout: float = 120.0) -> None:
+        """Until a run that started after `since` finished for good (not cut short for another rerun)."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        rerun = ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+        deadline = time.perf_counter() + timeout
+        while not (self.finished and self.finished[-1][0] > since and self.finished[-1][1] != rerun):
+            if time.perf_counter() > deadline:
+                raise TimeoutError("the script did not finish")
+            page.wait_for_timeout(15)
+
+    def runs_since(self, since: float) -> int:
+        return sum(t > since for t in self.started)
+
+    def script_seconds(self, since: float) -> float:
+        """From the first run's start (as the browser hears it) to the last run's end: the server's part."""
+        first = min((t for t in self.started if t > since), default=since)
+        return self.finished[-1][0] - first
+
+
+@contextlib.contextmanager
+def server_for(script: Path, timeout: float = 90.0):
+    """`streamlit run <script>` from the project folder (devtools.browser.streamlit_server runs app.py only)."""
+    import subprocess
+    import urllib.request
+
+    from devtools.browser import free_port
+
+    port = free_port()
+    env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port), "--server.address",
+         "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + timeout
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.time() > deadline:
+                raise TimeoutError("streamlit did not become healthy")
+            time.sleep(0.1)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
+    """One cold server through JOURNEY; seconds to drawn, script runs and seconds of script for each step."""
+    results = {}
+    started = time.perf_counter()
+    with server_for(script) as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        runs = ScriptRuns(page)
+        for name, (action, *args) in JOURNEY:
+            if action == "cold":
+                since = started
+                page.goto(url)
+            elif action == "click":
+                since = time.perf_counter()
+                page.locator('[data-testid="stSidebarNav"] a', has_text=args[0]).first.click()
+            elif action == "type":
+                box = page.locator('[data-testid="stSidebar"] textarea').first
+                box.fill(args[0])
+                since = time.perf_counter()
+                box.press("Control+Enter")
+            else:  # a new tab on the same server
+                page = context.new_page()
+                runs = ScriptRuns(page)
+                since = time.perf_counter()
+                page.goto(f"{url}/{args[0]}")
+            runs.wait_done(page, since)
+            page.wait_for_function(DRAWN_JS, polling=30, timeout=120_000)
+            seconds = time.perf_counter() - since
+            if action == "type":  # the figure shows the new sentence, not the old one
+                ticks = page.locator(".js-plotly-plot >> visible=true").first.locator(".ytick text")
+                assert args[1] in ticks.all_text_contents(), f"{script.name}: {args[1]!r} not drawn"
+            results[name] = (seconds, runs.runs_since(since), runs.script_seconds(since))
+        context.close()
+    return results
+
+
+def bench_floor(pairs: int = 5):
+    from devtools.browser import chromium
+
+    print(f"\n# the app against its floor (bench/floor_app.py: same pages, sidebar and figures from random arrays, "
+          f"no model), {pairs} pairs alternated, seconds from the action to the page drawn in Chromium")
+    print(f"file watcher: {watcher_setting()} for both (same project folder, same .streamlit/config.toml)")
+    app, floor = [], []
+    with chromium() as browser:
+        for pair in range(pairs):
+            order = [(ROOT / "app.py", app), (FLOOR_APP, floor)]
+            for script, results in order if pair % 2 == 0 else order[::-1]:
+                results.append(journey(browser, script))
+    print(f"{'interaction':<46} {'app s':>6} {'script':>6} {'floor s':>7} {'script':>6} {'ratio':>6} {'runs':>4}  "
+          f"target")
+    for name, _ in JOURNEY:
+        ratio = float(np.median([a[name][0] / f[name][0] for a, f in zip(app, floor)]))
+        app_s = float(np.median([a[name][0] for a in app]))
+        floor_s = float(np.median([f[name][0] for f in floor]))
+        runs = max(a[name][1] for a in app)
+        app_script = float(np.median([a[name][2] for a in app]))
+        floor_script = float(np.median([f[name][2] for f in floor]))
+        ok = ratio <= 1.2 and app_s <= TARGETS.get(name, float("inf"))
+        target = "≤ 1.2×" + (f", ≤ {TARGETS[name]:.0f} s" if name in TARGETS else "")
+        print(f"{name:<46} {app_s:>6.2f} {app_script:>6.2f} {floor_s:>7.2f} {floor_script:>6.2f} {ratio:>5.2f}× "
+              f"{runs:>4}  {target}"
+              f"{'  ok' if ok else '  MISSED'}")
+    print("ratio: median of the pairs' app/floor ratios; runs: most script runs the app made for the action; "
+          "script: seconds from the first script run's start to the last one's end, as the browser hears them")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,10 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 # so a custom url_path shows "Page not found" on a cold link.
 PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3": "step3_softmax",
          "step4": "step4_output",
-         "pronoun": "pronoun", "multihead": "multihead", "whatif": "whatif", "quiz": "quiz"}
+         "pronoun": "pronoun", "multihead": "multihead", "whatif": "whatif", "quiz": "quiz",
+         "glossary": "glossary",
+         "training": "training",
+         "compare": "compare"}
 
 
 def free_port() -> int:

@@ -32,7 +32,7 @@ def main():
         for name, path in PAGES.items():
             for suffix, query in (("", ""), ("_teaching", "?teach=true")):
                 page.goto(f"{url}/{path}{query}")
-                wait_for_page(page, figures=name != "quiz")
+                wait_for_page(page, figures=name not in ("quiz", "glossary"))
                 page.screenshot(path=str(OUT / f"{name}{suffix}.png"))
                 print("wrote", OUT / f"{name}{suffix}.png")
         page.set_viewport_size({"width": 1280, "height": 720})  # a 16:9 slide

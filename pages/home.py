@@ -1,26 +1,53 @@
 import streamlit as st
 
-from ui import figures
-from ui.state import current_view, parity_badge
+from ui import figures, whys
+from ui.page import example_sentences, specials_note, step_nav
+from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
 
 st.title("Self-attention, step by step")
 st.markdown(
     "To understand a word you look at the words around it: *bank* means something else next to *river* "
-    "than next to *money*. **Self-attention** is how a transformer does this. Every word (token) of a "
-    "sentence compares itself with every token, itself included, decides how much each one matters to it, "
-    "and then becomes a mix of them — a new, context-aware version of itself.\n\n"
-    "This app walks through that computation on **real numbers** from a small pretrained model, "
-    "all-MiniLM-L6-v2 (6 layers × 12 attention heads). Type your own sentence in the sidebar; the running "
-    "example is *I am good.*"
+    "than next to *money*. **Self-attention** is how a transformer does this: every word (token) looks at "
+    "every token, decides how much each one matters to it, and becomes a mix of them. Here are the real "
+    "numbers of a small pretrained model, all-MiniLM-L6-v2 (6 layers × 12 attention heads)."
 )
-
+if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
+    example_sentences()
 view = current_view()
-tokens = view.tokens
+tokens, keys, i = view.tokens, view.key_labels, view.token
+weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
+row = weights[i]
+order = row.argsort()[::-1]
+# The largest shares only: a list of "0.0% on …" teaches nothing.
+top = [j for j in order[:4] if row[j] >= 0.01] or [order[0]]
+focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in top)
+st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
+            f"{focus}. Pick another token in the sidebar.")
+left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
+with left:
+    figures.show(
+        figures.matrix_heatmap(weights, tokens, keys,
+                               figures.figure_title("Attention weights", view.settings.sentence, view.label),
+                               kind="weights", highlight_row=i, teaching=view.settings.teaching),
+        figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
+        key="fig-home-weights")
+with right:
+    figures.show(
+        figures.token_lines(weights, tokens, keys,
+                            figures.figure_title("The same, as lines", view.settings.sentence, view.code),
+                            selected=i, teaching=view.settings.teaching),
+        figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
+        key="fig-home-lines")
+st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
+           "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
+specials_note(view)
+parity_badge(view)
+
 st.subheader("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
+whys.show_tokens(view)
 st.caption(f"{len(tokens)} tokens. Q, K and V come from: {view.label}.")
-parity_badge(view)
 
 st.subheader("The four steps")
 step_text = [
@@ -41,16 +68,4 @@ for column, (title, page, text) in zip(columns, step_text):
     with column:
         st.page_link(page, label=title)
         st.markdown(text)
-
-weights = view.steps.weights
-row = weights[view.token]
-order = row.argsort()[::-1]
-focus = ", ".join(f"{pct(row[j])} on {quote(tokens[j]) if j != view.token else 'itself'}" for j in order[:4])
-st.subheader("Where this ends up")
-st.markdown(f"After the four steps, {quote(view.token_label)} focuses {focus}. "
-            "Pick another token in the sidebar, or change how Q, K and V are made.")
-figures.show(
-    figures.matrix_heatmap(weights, tokens, tokens,
-                           figures.figure_title("Attention weights", view.settings.sentence, view.label),
-                           kind="weights", highlight_row=view.token, teaching=view.settings.teaching),
-    figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching)
+step_nav("pages/home.py")

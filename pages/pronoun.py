@@ -1,14 +1,16 @@
+import zlib
+
 import numpy as np
 import streamlit as st
 
 from attention import core
 from attention import pronoun as pr
 from ui import figures
-from ui.state import analyze, core_attentions, model_or_stop, settings
-from ui.text import md, pct, quote
+from ui.state import (MAX_SENTENCE_CHARS, analyze, builtin_pronoun_scoreboard, core_attentions, model_or_stop,
+                      settings)
+from ui.text import md, pct, quote, shorten
 
 DEFAULT = "A dog ate the food because it was hungry."
-CONTRAST = "A dog ate the food because it was delicious."
 
 st.title("Does “it” attend to “dog”?")
 st.markdown(
@@ -20,94 +22,138 @@ s = settings()
 teaching = s.teaching
 model = model_or_stop(s)
 
+# The page's sentence: the sidebar's when it has a pronoun, else the page's own example. A new sidebar
+# sentence with a pronoun flows in; the page box keeps what the user typed when they come back.
+sidebar_seen = st.session_state.get("_pron_sidebar_seen")
+st.session_state["_pron_sidebar_seen"] = s.sentence
+if "pron_sentence" not in st.session_state and "pron_sentence" not in st.query_params:
+    kept = st.session_state.get("_pron_kept")
+    if kept and sidebar_seen == s.sentence:
+        st.session_state["pron_sentence"] = kept
+    else:
+        st.session_state["pron_sentence"] = s.sentence if pr.has_pronoun(s.sentence) else DEFAULT
+elif sidebar_seen is not None and sidebar_seen != s.sentence and pr.has_pronoun(s.sentence):
+    st.session_state["pron_sentence"] = s.sentence
 
-def sentence_words(sentence: str):
-    analysis = analyze(sentence, s.model_name or None)
-    return analysis, pr.words_of(analysis.tokens, analysis.word_ids)
+
+def use_sidebar_sentence():
+    st.session_state["pron_sentence"] = st.session_state["_pron_sidebar_seen"]
 
 
-sentence = st.text_input("Sentence", value=DEFAULT, key="pron_sentence", bind="query-params", max_chars=2000)
+sentence = st.text_input("Sentence", key="pron_sentence", bind="query-params", max_chars=MAX_SENTENCE_CHARS)
+st.session_state["_pron_kept"] = sentence
+if s.sentence.strip() and s.sentence != sentence:
+    if pr.has_pronoun(s.sentence):
+        st.button(f"Use the sidebar's sentence: {shorten(s.sentence, 60)}", on_click=use_sidebar_sentence,
+                  key="pron_use_sidebar")
+    else:
+        st.caption(f"The sidebar's sentence {quote(shorten(s.sentence, 60))} has no pronoun, so this page uses "
+                   "its own example. Type any sentence with a pronoun above.")
 if not sentence.strip():
     st.info("Type a sentence with a pronoun (it, he, she, they…) to begin.")
     st.stop()
 try:
-    analysis, words = sentence_words(sentence)
+    analysis = analyze(sentence, s.model_name or None)
 except Exception as error:  # SentenceError and friends: say what to type
     st.info(md(str(error)))
     st.stop()
-pronoun_index = pr.find_pronoun(words)
-if pronoun_index is None:
-    st.info("This sentence has no pronoun (it, he, she, they, him, her, them, its, his, their…). Add one, "
-            "for example: “The cat sat on the mat because it was warm.”")
+if analysis.truncated:
+    st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
+               f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
+               f"are used.")
+words = pr.words_of(analysis.tokens, analysis.word_ids)
+choice = pr.choose(sentence, words)
+if choice.pronoun is None:
+    if analysis.truncated and pr.has_pronoun(sentence):
+        st.info("The pronoun comes after the part of the text the model reads. Put it nearer the start, or "
+                "shorten the text.")
+    else:
+        st.info("This sentence has no pronoun (it, he, she, they, him, her, them, its, his, their…). Add one, "
+                "for example: “The cat sat on the mat because it was warm.”")
     st.stop()
+
+# Every choice below is keyed on the sentence: a new sentence starts from its own defaults, while the
+# same sentence keeps what the user picked (Streamlit would otherwise keep old indices for new options).
+tag = f"{zlib.crc32(sentence.encode()):08x}"
+selectable = [i for i, w in enumerate(words) if any(c.isalnum() for c in w.text) and i not in choice.fragments]
 word_labels = [f"{w.text} (#{i})" for i, w in enumerate(words)]
 left, right = st.columns(2)
-pronoun_index = left.selectbox("Pronoun", range(len(words)), index=pronoun_index,
-                               format_func=lambda i: word_labels[i], key="pron_word")
-defaults = [i for i in (pr.find_word(words, "dog"), pr.find_word(words, "food")) if i is not None]
-if len(defaults) < 2:
-    defaults = [i for i in range(len(words)) if i != pronoun_index and len(words[i].text) > 2][:2]
-chosen = right.multiselect("Candidates it could refer to (two or more)", range(len(words)), default=defaults,
-                           format_func=lambda i: word_labels[i], key="pron_candidates", max_selections=6)
-chosen = [c for c in chosen if c != pronoun_index]
+pronoun_index = left.selectbox("Pronoun", selectable, index=selectable.index(choice.pronoun),
+                               format_func=lambda i: word_labels[i], key=f"pron_word_{tag}")
+if pronoun_index != choice.pronoun:
+    choice = pr.choose(sentence, words, pronoun=pronoun_index)
+chosen = right.multiselect("Candidates it could refer to (two or more; the first is “A”)",
+                           [i for i in selectable if i != pronoun_index], default=list(choice.pair),
+                           format_func=lambda i: word_labels[i], key=f"pron_candidates_{tag}_{pronoun_index}",
+                           max_selections=6)
+pronoun = words[pronoun_index]
+if len(choice.pair) < 2 and len(chosen) < 2:
+    found = (f"only one word it could refer to, {quote(words[choice.pair[0]].text)}" if choice.pair else
+             "no word it could refer to (a noun such as “dog”, a name such as “Anna”)")
+    st.info(f"Before {quote(pronoun.text)} this sentence has {found}. Pick two candidates above, or try a "
+            "sentence like “The cat chased the mouse because it was hungry.”")
+    st.stop()
 if len(chosen) < 2:
     st.info("Pick at least two candidate words (not the pronoun itself).")
     st.stop()
-pronoun = words[pronoun_index]
 candidates = [words[i] for i in chosen]
 if any(len(w.pieces) > 1 for w in candidates + [pronoun]):
     split = [w.text for w in candidates + [pronoun] if len(w.pieces) > 1]
     st.caption("Split into several word pieces: " + ", ".join(quote(w) for w in split) +
                ". Their weights are **summed** over the pieces (and averaged over the pronoun's pieces).")
 
-ours = core_attentions(sentence, s.model_name or None)
-parity = float(np.abs(ours - analysis.attentions).max())
-st.success(f"✅ Every number below is recomputed by our numpy core from the model's learned W_Q, W_K; it "
-           f"differs from the model's own attention by at most {parity:.1e} over all "
-           f"{model.n_layers * model.n_heads} heads.")
+attentions = analysis.attentions                     # [L, H, n, n] the model's own
+parity = float(np.abs(core_attentions(sentence, s.model_name or None) - attentions).max())
+n_heads_total = model.n_layers * model.n_heads
+st.success(f"✅ Every number below is the model's own attention. Recomputed step by step from its learned "
+           f"W_Q and W_K (the formula of the four step pages), all {n_heads_total} heads give the same weights: "
+           f"they differ from the model's own attention by {pr.plain_small(parity)}.")
+with st.expander("The exact difference"):
+    st.write(f"Largest absolute difference over all {n_heads_total} heads and all token pairs: {parity:.2e}.")
 
 a, b = candidates[0], candidates[1]
-share = pr.preference(ours, pronoun, a, b)           # [L, H]
-weights_on = np.stack([pr.weight_on(ours, pronoun, c) for c in candidates])  # [C, L, H]
+rows = attentions[:, :, list(pronoun.pieces), :].mean(axis=2)   # [L, H, n] attention from the pronoun
+verdict = pr.verdict(rows, analysis.tokens, a, b, pronoun.text, quote=quote)
+short = shorten(sentence, 40)
+
+st.header(f"How much does {quote(pronoun.text)} look at {quote(a.text)}?")
+st.markdown(
+    f"Each cell is one head. The number is the share of the attention of {quote(pronoun.text)} that goes "
+    f"to {quote(a.text)}: **1.00** would be all of it. The framed cell is the head that gives {quote(a.text)} the most."
+)
+figures.show(figures.weight_grid(verdict.weight_a, f"Weight “{pronoun.text}”→{a.text} · “{short}”",
+                                 teaching=teaching, highlight=verdict.best, colorbar_title=f"on {a.text}"),
+             figures.figure_filename("pronoun_weight", sentence, a.text), teaching)
 
 st.header(f"Each head's preference: {quote(a.text)} or {quote(b.text)}?")
 st.markdown(
-    f"Each cell is one head. The number is the share of {quote(a.text)} in the attention that "
-    f"{quote(pronoun.text)} gives to the two words: **1** = all on {quote(a.text)}, **0.5** = no preference, **0** = all on "
-    f"{quote(b.text)}. Green leans to {quote(a.text)}, pink to {quote(b.text)}."
+    f"Now only the two words count. The number is the share of {quote(a.text)} in what {quote(pronoun.text)} "
+    f"gives the two: **1** = all on {quote(a.text)}, **0.5** = no preference, **0** = all on {quote(b.text)}. Green "
+    f"leans to {quote(a.text)}, pink to {quote(b.text)}. A blank cell is a head that looks elsewhere: the two "
+    f"words together get less than {pct(pr.ELSEWHERE)} of its attention, so its preference means little."
 )
-figures.show(figures.layer_head_grid(share, f"Share of “{pronoun.text}”→{a.text} vs {b.text} · “{sentence[:40]}”",
-                                     teaching=teaching, zmid=0.5, bound=0.5,
-                                     colorbar_title=f"{a.text} share"),
+shown_share = np.where(verdict.looks_elsewhere, np.nan, verdict.share_a)
+share_title = f"Share of “{pronoun.text}”→{a.text} vs {b.text} · “{short}”"
+figures.show(figures.layer_head_grid(shown_share, share_title,
+                                     teaching=teaching, zmid=0.5, bound=0.5, colorbar_title=f"{a.text} share"),
              figures.figure_filename("pronoun_grid", sentence, f"{a.text}-{b.text}"), teaching)
 
-n_prefer_a = int((share > 0.5).sum())
-best = np.unravel_index(np.argmax(share), share.shape)
-strongest_total = np.unravel_index(np.argmax(weights_on[0]), share.shape)
-totals = weights_on[0]
 st.subheader("What the numbers say")
-verdict = (f"**{n_prefer_a} of {share.size} heads** put more attention on {quote(a.text)} than on "
-           f"{quote(b.text)}. ")
-if n_prefer_a == 0:
-    verdict += f"No head prefers {quote(a.text)}: on this sentence the claim does not hold for any single head. "
-else:
-    verdict += (f"The strongest is layer {best[0]} head {best[1]}: {pct(share[best])} of the two words' share "
-                f"goes to {quote(a.text)}. ")
-verdict += (f"But the largest absolute weight any head gives {quote(a.text)} is "
-            f"{pct(totals[strongest_total])} (layer {strongest_total[0]}, head {strongest_total[1]}) — far from "
-            "“100%”: most of the attention of a real head goes elsewhere (often to [SEP], punctuation or "
-            "the pronoun itself). A preference in one sentence is not yet resolution: the contrast test below "
-            "checks whether a head changes its mind when the meaning changes.")
-st.markdown(verdict)
+st.markdown(" ".join(verdict.sentences) + " A preference in one sentence is not yet resolution: the contrast "
+            "test below checks whether a head changes its mind when the meaning changes.")
 
 st.subheader("One head in detail")
 c1, c2, c3 = st.columns([1, 1, 2])
-layer = c1.selectbox("Layer", range(model.n_layers), index=int(best[0]), key="pron_layer")
-head = c2.selectbox("Head", range(model.n_heads), index=int(best[1]), key="pron_head")
-row = ours[layer, head, pronoun.position]
-figures.show(figures.row_bars(row, analysis.tokens, f"Attention from “{pronoun.text}”, layer {layer} head {head}",
+detail_key = f"{tag}_{pronoun_index}_{a.position}"
+layer = c1.selectbox("Layer", range(model.n_layers), index=verdict.best[0], key=f"pron_layer_{detail_key}")
+head = c2.selectbox("Head", range(model.n_heads), index=verdict.best[1], key=f"pron_head_{detail_key}")
+figures.show(figures.row_bars(rows[layer, head], analysis.tokens,
+                              f"Attention from “{pronoun.text}”, layer {layer} head {head}",
                               teaching=teaching, highlight=pronoun.position),
              figures.figure_filename("pronoun_row", sentence, f"L{layer}H{head}"), teaching)
+st.caption(f"In this head {quote(pronoun.text)} gives {quote(a.text)} {pct(verdict.weight_a[layer, head])} and "
+           f"{quote(b.text)} {pct(verdict.weight_b[layer, head])} of its attention (the bars of a word's pieces "
+           "add up).")
 
 
 def open_in_steps():
@@ -128,12 +174,22 @@ if st.session_state.pop("_goto", None):
 
 st.header("Across layers: mean over heads and attention rollout")
 st.markdown(
-    "A single head is only part of the story: each layer mixes information, and the next layer attends to "
-    "already-mixed vectors. **Mean over heads** averages a layer's 12 heads. **Attention rollout** (Abnar & "
-    "Zuidema, 2020) multiplies the head-averaged attention of the layers (adding the residual connection as "
-    "½·identity) to estimate how much each *input* word flows into the pronoun after each layer."
+    "A single head is only part of the story: each layer attends to vectors that earlier layers already mixed.\n\n"
+    "- **Mean over heads** averages a layer's 12 heads.\n"
+    "- **Attention rollout** follows attention back through all layers, to estimate how much of each word "
+    "of the sentence has reached the pronoun's vector.\n"
+    "- **The residual term**: each layer also passes its input straight through, next to what attention adds; "
+    "rollout counts that as half of the mix."
 )
-mean_heads = ours.mean(axis=1)                     # [L, n, n]
+with st.expander("How rollout is computed"):
+    st.markdown("Abnar & Zuidema (2020). Take each layer's attention averaged over its heads, Ā. Mix in the "
+                "residual connection as half of an identity matrix I and make each row sum to 1 again; then "
+                "multiply the layers together, first layer on the right:")
+    st.latex(r"\tilde A_\ell = \operatorname{rownorm}\left(\tfrac12 \bar A_\ell + \tfrac12 I\right), \qquad "
+             r"R_\ell = \tilde A_\ell \, \tilde A_{\ell-1} \cdots \tilde A_0")
+    st.markdown("Row of the pronoun in R after layer ℓ: how much each input word flows into it. It is an "
+                "estimate: it ignores the feed-forward blocks and the values' sizes.")
+mean_heads = attentions.mean(axis=1)               # [L, n, n]
 rolled = core.attention_rollout(mean_heads)        # [L, n, n]
 series = {}
 for c in candidates:
@@ -146,54 +202,53 @@ last_roll = {c.text: float(pr.weight_on(rolled[-1], pronoun, c)) for c in candid
 top = max(last_roll, key=last_roll.get)
 st.markdown(f"After the last layer, rollout estimates that the vector of {quote(pronoun.text)} holds " +
             ", ".join(f"{pct(v)} from {quote(k)}" for k, v in last_roll.items())
-            + f" — {quote(top)} leads.")
+            + f": {quote(top)} leads.")
 
 st.header("The contrast test: change one word, does the head change its mind?")
-contrast = st.text_input("Contrast sentence (one word changed, so the pronoun means the other candidate)",
-                         value=CONTRAST if sentence == DEFAULT else sentence, key="pron_contrast", max_chars=2000)
+partner = next((other.sentence for pair in pr.PAIRS for case, other in (pair, pair[::-1])
+                if case.sentence == sentence), sentence)
+contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
+                         value=partner, key=f"pron_contrast_{tag}", max_chars=MAX_SENTENCE_CHARS)
 answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], horizontal=True,
-                        key="pron_answer")
-try:
-    _, c_words = sentence_words(contrast)
-    c_pronoun = c_words[pr.find_word(c_words, pronoun.text)]
-    c_a, c_b = c_words[pr.find_word(c_words, a.text)], c_words[pr.find_word(c_words, b.text)]
-except Exception:
-    st.info(f"The contrast sentence must contain {quote(pronoun.text)}, {quote(a.text)} and {quote(b.text)}.")
+                        key=f"pron_answer_{tag}_{a.position}_{b.position}")
+if contrast.strip() == sentence.strip():
+    st.info(f"Edit the contrast sentence: change one word so that {quote(pronoun.text)} means the other "
+            f"candidate (for example “hungry” → “delicious” in “{DEFAULT}”).")
 else:
-    c_share = pr.preference(core_attentions(contrast, s.model_name or None), c_pronoun, c_a, c_b)
-    first_is_a = answer_first == a.text
-    right_first = share > 0.5 if first_is_a else share < 0.5
-    right_second = c_share < 0.5 if first_is_a else c_share > 0.5
-    both = right_first & right_second
-    figures.show(figures.layer_head_grid(c_share - share, f"Change of {a.text}'s share: contrast − first",
-                                         teaching=teaching, colorbar_title="change"),
-                 figures.figure_filename("pronoun_contrast", contrast, f"{a.text}-{b.text}"), teaching)
-    flipped = [f"L{layer_}H{head_}" for layer_, head_ in zip(*np.nonzero(both))]
-    st.markdown(
-        f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** on the "
-        f"contrast, and **{len(flipped)}** flip the right way in both"
-        + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''}." if flipped else ". ")
-        + f" For comparison, if each head picked at random, about {share.size / 4:.0f} of {share.size} would "
-        "get both right by luck."
-    )
+    try:
+        c_analysis = analyze(contrast, s.model_name or None)
+        c_words = pr.words_of(c_analysis.tokens, c_analysis.word_ids)
+        c_pronoun = c_words[pr.find_word(c_words, pronoun.text)]
+        c_a, c_b = c_words[pr.find_word(c_words, a.text)], c_words[pr.find_word(c_words, b.text)]
+    except Exception:
+        st.info(f"The contrast sentence must contain {quote(pronoun.text)}, {quote(a.text)} and {quote(b.text)}.")
+    else:
+        c_share = pr.preference(c_analysis.attentions, c_pronoun, c_a, c_b)
+        summary = pr.contrast_summary(verdict.share_a, c_share, first_is_a=answer_first == a.text)
+        figures.show(figures.layer_head_grid(c_share - verdict.share_a,
+                                             f"Change of {a.text}'s share: contrast − first",
+                                             teaching=teaching, colorbar_title="change"),
+                     figures.figure_filename("pronoun_contrast", contrast, f"{a.text}-{b.text}"), teaching)
+        st.markdown(summary["sentence"])
 
 st.header("A small test set: how many pairs does each head get right?")
-st.markdown(f"{len(pr.PAIRS)} pairs of sentences in the style of the Winograd schema: in each pair one word "
-            "changes and the pronoun's meaning flips. A head answers with the candidate it attends to more.")
-
-
-def attentions_of(text):
-    an = analyze(text, s.model_name or None)
-    return core_attentions(text, s.model_name or None), an.tokens, an.word_ids
-
-
-board = pr.score_heads(pr.PAIRS, attentions_of)
+st.markdown(f"**Winograd-style** pairs: two sentences that differ in one word, and that word changes what the "
+            f"pronoun means. Here are {len(pr.PAIRS)} such pairs. A head answers with the candidate it attends "
+            "to more; it gets a pair fully right only if it changes its answer with the word.")
+with st.expander("Where the name comes from, and the pairs"):
+    st.markdown("Terry Winograd (1972) used *The city councilmen refused the demonstrators a permit because "
+                "they feared / advocated violence.* to show that resolving a pronoun needs knowledge of the "
+                "world. Levesque, Davis and Morgenstern (2012) made a test of such pairs, the Winograd Schema "
+                "Challenge.")
+    st.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
+              for pair in pr.PAIRS for case in pair])
+board = builtin_pronoun_scoreboard(s.model_name)
 figures.show(figures.layer_head_grid(board.head_accuracy, "Accuracy of each head on the built-in pairs",
                                      teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="accuracy"),
              figures.figure_filename("pronoun_testset", "builtin pairs", "accuracy"), teaching)
 best_head = np.unravel_index(np.argmax(board.head_accuracy), board.head_accuracy.shape)
 best_pairs = np.unravel_index(np.argmax(board.head_pairs), board.head_pairs.shape)
-rows = [
+rows_table = [
     {"who": "chance", "sentences right": f"{board.n_sentences / 2:.0f} of {board.n_sentences}",
      "pairs fully right": f"{board.n_pairs / 4:.0f} of {board.n_pairs}"},
     {"who": "always the first-mentioned candidate (subject)",
@@ -207,16 +262,10 @@ rows = [
      "sentences right": f"{board.head_correct[best_pairs]} of {board.n_sentences}",
      "pairs fully right": f"{board.head_pairs[best_pairs]} of {board.n_pairs}"},
 ]
-st.table(rows)
-top_pairs = int(board.head_pairs.max())
+st.table(rows_table)
 st.markdown(
-    "A fixed rule like “always the subject” scores half the sentences but **no pair**, because it never "
-    "changes its answer — a head that does the same is not resolving the pronoun. "
-    + (f"The best head gets {top_pairs} of {board.n_pairs} pairs fully right, against about "
-       f"{board.n_pairs / 4:.0f} expected by chance. "
-       + ("That is above chance on this small set, but with so few pairs it is weak evidence."
-          if top_pairs > board.n_pairs / 4 else "That is no better than chance.")
-       if top_pairs else "No head gets any pair fully right.")
-    + " With 72 heads tried, one of them will look good by luck alone; in a model this small, pronoun "
-    "resolution, where it happens, is spread over many heads and layers rather than in one clean head."
+    "A fixed rule like “always the subject” never changes its answer, so it gets **no pair** fully right; a head "
+    "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)
+    + f" With {n_heads_total} heads tried, one of them will look good by luck alone; in a model this small, "
+    "pronoun resolution, where it happens, is spread over many heads and layers rather than in one clean head."
 )

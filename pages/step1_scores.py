@@ -1,36 +1,66 @@
 import numpy as np
 import streamlit as st
 
-from ui import figures
-from ui.page import downloads, explained_matrix, step_page
+from attention import explain
+from ui import figures, whys
+from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import quote
 
 view = step_page("Step 1 · Compare every query with every key")
 s, tokens, i = view.steps, view.tokens, view.token
 teaching = view.settings.teaching
+n, d_model = view.x.shape
 
 st.markdown(
     "Each token gets three vectors: a **query** (what it is looking for), a **key** (what it offers to "
-    "others) and a **value** (what it will pass on). They are made from the token's embedding "
+    "others) and a **value** (what it will pass on). They are made from the token's vector X "
     f"— here by *{view.label}*. Each has **d_k = {s.d_k}** numbers."
 )
-with st.expander("See the Q, K and V matrices (one row per token, one column per number)"):
-    tabs = st.tabs(["Q (queries)", "K (keys)", "V (values)"])
-    for tab, name, matrix in zip(tabs, "QKV", (s.q, s.k, s.v)):
-        with tab:
-            figures.show(figures.matrix_heatmap(matrix, tokens, None,
-                                                figures.figure_title(f"{name} matrix", view.settings.sentence,
-                                                                     view.label),
-                                                kind="vectors", highlight_row=i, teaching=teaching,
-                                                x_title="dimension", y_title="token"),
-                         figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
-                         key=f"fig-{name}")
+if view.is_toy:
+    st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}} = \underbrace{{Q}}_{{{n}\times{s.d_k}}}"
+             if view.settings.mode == "identity" else
+             rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
+             rf" = \underbrace{{Q}}_{{{n}\times{s.d_k}}}")
+else:
+    st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
+             rf" + b_Q = \underbrace{{Q}}_{{{n}\times{s.d_k}}}\qquad"
+             rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_K}}_{{{d_model}\times{s.d_k}}}"
+             rf" + b_K = \underbrace{{K}}_{{{n}\times{s.d_k}}}")
+if not teaching:
+    st.caption(f"{n} tokens, each a vector of {d_model} numbers, times a {d_model} × {s.d_k} matrix the model "
+               f"learned in training, gives {n} queries of {s.d_k} numbers (the same for keys).")
+
+columns = st.columns(2)
+for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
+    with column:
+        figures.show(figures.matrix_heatmap(matrix, tokens, None,
+                                            figures.figure_title(f"{name} ({'queries' if name == 'Q' else 'keys'})",
+                                                                 view.settings.sentence, view.code),
+                                            kind="vectors", highlight_row=i, teaching=teaching,
+                                            x_title="number (dimension)", y_title="token",
+                                            bound=float(np.abs(np.concatenate([s.q, s.k])).max())),
+                     figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
+                     key=f"fig-{name}")
+
+st.subheader(f"One query meets every key: {quote(view.token_label)}")
+products, scores = explain.query_meets_keys(s.q[i], s.k)
+best = int(np.argmax(scores))
+st.markdown(
+    f"The query of {quote(view.token_label)} is multiplied with each key **number by number** (left, one row "
+    f"per key: red = both numbers have the same sign, blue = opposite signs). Adding up a row gives one "
+    f"score (right). The biggest sum is with {quote(tokens[best])}: **{scores[best]:.2f}**.")
+figures.show(figures.query_meets_keys(products, scores, tokens, view.token_label,
+                                      figures.figure_title(f"q({view.token_label}) × each key",
+                                                           view.settings.sentence, view.code),
+                                      teaching=teaching),
+             figures.figure_filename("step1_query_keys", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+             key="fig-query-keys")
 
 explained_matrix(
     view,
-    "The **dot product** multiplies a query and a key number by number and adds it all up. It is large "
-    "when the two vectors point the same way. Row = the token that is looking (its query), column = the "
-    "token looked at (its key). Red = high score, blue = negative.",
+    "Doing this for every query gives the whole score matrix. The **dot product** is large when the two "
+    "vectors point the same way. Row = the token that is looking (its query), column = the token looked at "
+    "(its key). Red = high score, blue = negative.",
     (r"\text{scores} = Q\,K^{\top}", r"\text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}"),
     figures.matrix_heatmap(s.raw, tokens, tokens,
                            figures.figure_title("Step 1 · raw scores Q·Kᵀ", view.settings.sentence, view.label),
@@ -38,14 +68,22 @@ explained_matrix(
     "step1_scores",
 )
 
-st.subheader(f"The row of {quote(view.token_label)}")
+specials_note(view, folded=False)
 row = s.raw[i]
-best = int(np.argmax(row))
 st.markdown(
-    f"The query of {quote(view.token_label)} matches the key of {quote(tokens[best])} best (score "
-    f"{row[best]:.2f}); its lowest score is {row.min():.2f}. These raw numbers can be any size — the "
-    "next steps turn them into weights."
+    f"The row of {quote(view.token_label)} is the one just built: its best match is {quote(tokens[best])} "
+    f"({row[best]:.2f}), its lowest score {row.min():.2f}. These raw numbers can be any size — the next "
+    "steps turn them into weights."
 )
-st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
-downloads(view, "step1_scores", s.raw, tokens)
-st.page_link("pages/step2_scaling.py", label="Next: step 2, scaling by √d_k →")
+if not teaching:
+    with st.expander(f"The scores of {quote(view.token_label)} as a table, and the values V"):
+        st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
+        figures.show(figures.matrix_heatmap(s.v, tokens, None,
+                                            figures.figure_title("V (values, used in step 4)",
+                                                                 view.settings.sentence, view.code),
+                                            kind="vectors", highlight_row=i, teaching=teaching,
+                                            x_title="number (dimension)", y_title="token"),
+                     figures.figure_filename("step1_V", view.settings.sentence, view.code), teaching, key="fig-V")
+step_downloads(view, "step1_scores", s.raw, tokens)
+whys.show_step1(view)
+step_nav("pages/step1_scores.py")

@@ -1,13 +1,15 @@
 import numpy as np
 import streamlit as st
 
-from ui import figures
-from ui.page import downloads, explained_matrix, step_page
+from attention import explain
+from ui import figures, whys
+from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 3 · Softmax turns scores into attention weights")
-s, tokens, i = view.steps, view.tokens, view.token
+tokens, keys, i = view.tokens, view.key_labels, view.token
 teaching = view.settings.teaching
+weights = view.weights  # the model's own rows in learned mode; hidden tokens folded into one column
 
 explained_matrix(
     view,
@@ -17,29 +19,65 @@ explained_matrix(
     "that the row's token gives to each token.",
     (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
      r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
-    figures.matrix_heatmap(s.weights, tokens, tokens,
+    figures.matrix_heatmap(weights, tokens, keys,
                            figures.figure_title("Step 3 · attention weights", view.settings.sentence,
                                                 view.label),
                            kind="weights", highlight_row=i, teaching=teaching),
     "step3_weights",
 )
+specials_note(view)
 
-row = s.weights[i]
+row = weights[i]
 order = np.argsort(row)[::-1]
-parts = [f"**{pct(row[j])}** on {'itself' if j == i else quote(tokens[j])}" for j in order]
+named = [j for j in order[:8] if row[j] >= 0.01] or list(order[:1])  # "0.0% on …" would teach nothing
+rest = [j for j in order if j not in named]
+parts = [f"**{pct(row[j])}** on {'itself' if j == i else quote(keys[j])}" for j in named]
 st.subheader(f"Reading the row of {quote(view.token_label)}")
-st.markdown(f"{quote(view.token_label)} focuses " + ", ".join(parts[:8]) +
-            (f", and {pct(row[order[8:]].sum())} on the other {len(order) - 8} tokens" if len(order) > 8 else "")
-            + ".")
-left, right = st.columns([2, 1])
+st.markdown(f"{quote(view.token_label)} focuses " + ", ".join(parts) +
+            (f", and {pct(row[rest].sum())} on the other {len(rest)} {'key' if len(rest) == 1 else 'keys'}"
+             if rest else "") + ".")
+
+st.subheader("The softmax of this row, step by step")
+arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
+base_labels = view.base_labels
+n_all = len(base_labels)
+hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
+table_labels = [f"{t} (hidden)" if j in hidden_rows else t for j, t in enumerate(base_labels)]
+left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
 with left:
-    figures.show(figures.row_bars(row, tokens, f"Where “{view.token_label}” looks (weights, sum = 1)",
-                                  teaching=teaching, highlight=i),
-                 figures.figure_filename("step3_row", view.settings.sentence, f"{view.code}-t{i}"), teaching)
+    figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
+                                       f"Softmax of the row of “{view.token_label}”", teaching=teaching,
+                                       highlight=view.base_index),
+                 figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                 key="fig-softmax-table")
 with right:
-    sums = s.weights.sum(axis=1)
-    st.markdown("**Every row sums to 1** (computed):")
-    st.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
-    st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
-downloads(view, "step3_weights", s.weights, tokens)
-st.page_link("pages/step4_output.py", label="Next: step 4, the output →")
+    top = int(arithmetic[:, 0].argmax())
+    st.markdown(
+        f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
+        f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
+        f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
+        f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
+    if hidden_rows:
+        share = arithmetic[sorted(hidden_rows), 3].sum()
+        st.markdown(f"The sum runs over all {n_all} tokens the model sees, [CLS] and [SEP] included: they take "
+                    f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
+
+st.subheader(f"Where {quote(view.token_label)} looks, as lines")
+st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
+            "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
+figures.show(figures.token_lines(weights, tokens, keys,
+                                 figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
+                                                      view.label),
+                                 selected=i, teaching=teaching),
+             figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+             key="fig-lines")
+
+if not teaching:
+    sums = weights.sum(axis=1)
+    with st.expander("Every row sums to 1 (computed)"):
+        st.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
+        st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
+step_downloads(view, "step3_weights", weights, keys)
+whys.show_step3(view)
+st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
+step_nav("pages/step3_softmax.py")

@@ -1,54 +1,75 @@
 import numpy as np
 import streamlit as st
 
-from ui import figures
-from ui.page import downloads, explained_matrix, step_page
+from attention import explain
+from ui import figures, whys
+from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 4 · The output is a weighted mix of the values")
 s, tokens, i = view.steps, view.tokens, view.token
 teaching = view.settings.teaching
+output = view.output  # learned mode: the model's output rows, made from all tokens' values
 
 explained_matrix(
     view,
     "Each token's output is the sum of every token's **value** vector, each multiplied by the attention "
     "weight from step 3. A token that got 90% of the attention contributes 90% of its value. Each output "
-    f"row is a new, **context-aware** vector of {s.output.shape[1]} numbers for that token.",
+    f"row is a new, **context-aware** vector of {output.shape[1]} numbers for that token.",
     (r"\text{output} = \operatorname{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
      r"o_i = \sum_j w_{ij}\, v_j"),
-    figures.matrix_heatmap(s.output, tokens, None,
+    figures.matrix_heatmap(output, tokens, None,
                            figures.figure_title("Step 4 · output = weights·V", view.settings.sentence,
                                                 view.label),
-                           kind="vectors", highlight_row=i, teaching=teaching, x_title="dimension",
+                           kind="vectors", highlight_row=i, teaching=teaching, x_title="number (dimension)",
                            y_title="token"),
     "step4_output",
 )
 
 st.subheader(f"How the output of {quote(view.token_label)} is built")
-row = s.weights[i]
-contributions = row[:, None] * s.v
-stacked = np.vstack([contributions, s.output[i][None]])
-labels = [f"{w * 100:.0f}% × v({t})" for w, t in zip(row, tokens)] + [f"= output of {view.token_label}"]
+keys = view.key_labels
+contributions = explain.weighted_values(view.base.weights[view.base_index], view.base.v)  # [n_all, d_v]
+if not view.is_toy:
+    contributions = view.fold(contributions.T).T  # hidden tokens' rows added into one
+row = view.weights[i]
+stacked = np.vstack([contributions, output[i][None]])
+labels = [f"{w * 100:.0f}% × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
 order = np.argsort(row)[::-1]
+own, others = explain.self_share(row, i)
 st.markdown(
     "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
     f"the output of {quote(view.token_label)}. The biggest shares: "
-    + ", ".join(f"{pct(row[j])} from {quote(tokens[j])}" for j in order[:5]) + "."
+    + ", ".join(f"{pct(row[j])} from {'itself' if j == i else quote(keys[j])}"
+                for j in ([j for j in order[:5] if row[j] >= 0.01] or order[:1])) + "."
 )
 figures.show(figures.matrix_heatmap(stacked, labels, None,
                                     figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",
                                                          view.settings.sentence, view.label),
-                                    kind="vectors", teaching=teaching, x_title="dimension",
+                                    kind="vectors", teaching=teaching, x_title="number (dimension)",
                                     y_title="weighted value", highlight_row=len(labels) - 1),
              figures.figure_filename("step4_sum", view.settings.sentence, f"{view.code}-t{i}"), teaching)
-check = np.abs(contributions.sum(axis=0) - s.output[i]).max()
-cosine = s.v @ s.output[i] / (np.linalg.norm(s.v, axis=1) * np.linalg.norm(s.output[i]) + 1e-12)
+specials_note(view)
+
+check = np.abs(contributions.sum(axis=0) - output[i]).max()
+# Every value the output was mixed from, [CLS]/[SEP] included in learned mode (hidden or not).
+v_rows, v_labels, me = view.base.v, view.base_labels, view.base_index
+cosine = v_rows @ output[i] / (np.linalg.norm(v_rows, axis=1) * np.linalg.norm(output[i]) + 1e-12)
 closest = int(np.argmax(cosine))
+if closest == me:
+    likeness = (f"It still points most like its own value (cosine similarity {cosine[me]:.2f}, where 1 = the same "
+                "direction).")
+else:
+    likeness = (f"It now points most like the value of {quote(v_labels[closest])} (cosine similarity "
+                f"{cosine[closest]:.2f}, where 1 = the same direction), more than like its own ({cosine[me]:.2f}).")
 st.markdown(
-    f"Check: the rows add up to the output to within {check:.1e}. The output of {quote(view.token_label)} "
-    f"points most like the value of {quote(tokens[closest])} (cosine similarity {cosine[closest]:.2f}); "
-    f"its own value scores {cosine[i]:.2f}. In a transformer this output goes on (through the output "
-    "projection and a feed-forward network) to the next layer, which repeats the whole process."
+    f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
+    f"**{pct(others)} comes from the other tokens**. {likeness}"
 )
-downloads(view, "step4_output", s.output)
-st.page_link("pages/pronoun.py", label="Next: does “it” attend to “dog”? →")
+st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
+            "to the next layer, which repeats the whole process.")
+if not teaching:
+    st.caption(f"Check: the rows add up to the output to within {check:.1e}." if check >= 1e-5 else
+               "Check: the rows add up to the output (difference less than 0.00001).")
+step_downloads(view, "step4_output", output)
+whys.show_step4(view)
+step_nav("pages/step4_output.py")

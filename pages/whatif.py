@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention.whatif import effect, naive_softmax, variants
-from ui import figures
+from ui import figures, whys
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -33,7 +33,11 @@ st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
            f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
            "Output distance: the average length of (new output − normal output) per token.")
 
-choice = st.radio("Compare with normal", names[1:], format_func=labels.get, horizontal=True, key="lab_variant")
+# The options are positions, not names: the temperature variant's name carries the slider's value, and a
+# radio whose option changes forgets the choice (the variants always come in the same order).
+position = st.radio("Compare with normal", range(1, len(names)), format_func=lambda j: labels[names[j]],
+                    horizontal=True, key="lab_variant")
+choice = names[position]
 run = runs[choice]
 left, right = st.columns(2)
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
@@ -78,3 +82,4 @@ explain[f"temperature × {temperature:g}"] = (
 explain["scores × 1000"] = explain.pop("scores × 1000")
 st.markdown(explain.get(choice, "") + f" For {quote(view.token_label)}: the largest weight is "
             f"{pct(normal.weights[i].max())} normally and {pct(run.weights[i].max())} here.")
+whys.show_whatif(view)

@@ -29,6 +29,12 @@ BUILDERS = {
                                                          colorbar_title="share"),
     "small multiples": lambda: figures.small_multiples([WEIGHTS] * 12, TOKENS, [f"H{h}" for h in range(12)], "t"),
     "similarity map": lambda: figures.similarity_map(WEIGHTS, [f"H{h}" for h in range(6)], "t"),
+    "shared colour range": lambda: figures.matrix_heatmap(SIGNED / 4, TOKENS, TOKENS, "t", kind="signed", bound=3.0),
+    "query meets keys": lambda: figures.query_meets_keys(SIGNED * SIGNED[2], (SIGNED * SIGNED[2]).sum(1), TOKENS,
+                                                         "<b>", "t"),
+    "softmax table": lambda: figures.softmax_table(np.c_[SIGNED[0], SIGNED[0], WEIGHTS[0], WEIGHTS[0]], TOKENS,
+                                                   ["a", "b", "c", "d"], "t", highlight=2),
+    "token lines": lambda: figures.token_lines(WEIGHTS[:, :5], TOKENS, TOKENS[:5], "t", selected=1, teaching=True),
 }
 
 

@@ -57,7 +57,7 @@ def page(browser):
 def open_page(page, server, name, sentence, teaching):
     query = urllib.parse.urlencode({"sentence": sentence, "teach": "true" if teaching else "false"})
     page.goto(f"{server}/{PAGES[name]}?{query}")
-    wait_for_page(page, figures=name != "quiz")
+    wait_for_page(page, figures=name not in ("quiz", "glossary"))  # pages without a figure
     assert page.locator('[data-testid="stException"]').count() == 0
 
 

@@ -6,7 +6,8 @@ import pytest
 from conftest import run_app
 
 PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
-         "pages/step4_output.py", "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py", "pages/quiz.py"]
+         "pages/step4_output.py", "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py", "pages/quiz.py",
+         "pages/compare.py"]
 ODD = ["", "Hello", " ".join(["word"] * 300), "猫が好き 🙂🐶 emoji", "<script>alert(1)</script> **bold** $x$ `c`"]
 
 

@@ -63,3 +63,150 @@ def test_builtin_pairs_resolve_on_the_real_tokenizer(model):
         for case in pair:
             analysis = model.analyze(case.sentence)
             pr.case_words(case, analysis.tokens, analysis.word_ids)
+
+
+def words_and_sentence(sentence, tokens):
+    """Words as the model's tokenizer would give them: here one word per listed token."""
+    return sentence, pr.words_of(tokens, list(range(len(tokens))))
+
+
+def texts(words, indices):
+    return [words[i].text for i in indices]
+
+
+def test_default_pair_skips_determiners_auxiliaries_and_fragments():
+    sentence, words = words_and_sentence(
+        "The animal didn't cross the street because it was too tired.",
+        ["the", "animal", "didn", "'", "t", "cross", "the", "street", "because", "it", "was", "too", "tired", "."])
+    choice = pr.choose(sentence, words)
+    assert words[choice.pronoun].text == "it"
+    assert texts(words, choice.pair) == ["animal", "street"]
+    assert 4 in choice.fragments                    # the "t" of "didn't" is no word of its own
+
+
+def test_noun_phrase_gives_its_last_word_and_verbs_end_it():
+    sentence, words = words_and_sentence(
+        "The city council refused the demonstrators a permit because they feared violence.",
+        ["the", "city", "council", "refused", "the", "demonstrators", "a", "permit", "because", "they", "feared",
+         "violence", "."])
+    choice = pr.choose(sentence, words)
+    assert texts(words, choice.candidates) == ["council", "demonstrators", "permit"]
+    assert texts(words, choice.pair) == ["council", "demonstrators"]
+
+
+def test_subject_pronoun_before_possessive_and_names_first_for_people():
+    sentence, words = words_and_sentence("The man could not lift his son because he was so weak.",
+                                         "the man could not lift his son because he was so weak .".split())
+    choice = pr.choose(sentence, words)
+    assert words[choice.pronoun].text == "he" and texts(words, choice.pair) == ["man", "son"]
+    sentence, words = words_and_sentence("Sid explained his theory to Mark but he could not convince him.",
+                                         "sid explained his theory to mark but he could not convince him .".split())
+    choice = pr.choose(sentence, words)
+    assert texts(words, choice.pair) == ["sid", "mark"]       # capitalised names, found in the typed text
+
+
+def test_a_chosen_pronoun_gets_its_own_candidates_and_none_before_it_gives_none():
+    sentence, words = words_and_sentence("It ate the food the dog left.", "it ate the food the dog left .".split())
+    choice = pr.choose(sentence, words)
+    assert choice.pronoun == 0 and choice.pair == ()
+    sentence, words = words_and_sentence("The cat saw the dog and it ran to them.",
+                                         "the cat saw the dog and it ran to them .".split())
+    assert texts(words, pr.choose(sentence, words, pronoun=9).pair) == ["cat", "dog"]
+
+
+def test_has_pronoun_reads_whole_words_only():
+    assert pr.has_pronoun("The dog ate because IT was hungry")
+    assert not pr.has_pronoun("Items on the shelf")
+    assert not pr.has_pronoun("I am good.")
+
+
+WINOGRAD_STYLE = {  # sentence -> the intended pair (none of these is a built-in pair)
+    "The trophy would not fit in the suitcase because it was too big.": ("trophy", "suitcase"),
+    "The animal didn't cross the street because it was too tired.": ("animal", "street"),
+    "The man could not lift his son because he was so weak.": ("man", "son"),
+    "Joan made sure to thank Susan for all the help she had given.": ("joan", "susan"),
+    "Paul tried to call George on the phone, but he wasn't successful.": ("paul", "george"),
+    "I poured water from the bottle into the cup until it was full.": ("bottle", "cup"),
+    "The firemen arrived after the police because they were coming from so far away.": ("firemen", "police"),
+    "The delivery truck zoomed by the school bus because it was going so fast.": ("truck", "bus"),
+    "Pete envies Martin although he is very successful.": ("pete", "martin"),
+    "Susan knows all about Ann's personal problems because she is nosy.": ("susan", "ann"),
+    "The older students were bullying the younger ones, so we rescued them.": ("students", "ones"),
+    "Sid explained his theory to Mark but he couldn't convince him.": ("sid", "mark"),
+    "The fish ate the worm. It was tasty.": ("fish", "worm"),
+    "The aardvark chased the wombat because it was hungry.": ("aardvark", "wombat"),
+    "The boy couldn't reach the cookie jar because he was too short.": ("boy", "jar"),
+}
+
+
+def test_default_pairs_on_the_real_tokenizer(model):
+    for sentence, pair in WINOGRAD_STYLE.items():
+        analysis = model.analyze(sentence)
+        words = pr.words_of(analysis.tokens, analysis.word_ids)
+        assert tuple(texts(words, pr.choose(sentence, words).pair)) == pair, sentence
+
+
+def rows_for(weights_a, weights_b, n=5):
+    """[1, H, n] rows from the pronoun (token 4) with the given weights on A (token 1) and B (token 3)."""
+    rows = np.zeros((1, len(weights_a), n))
+    for h, (wa, wb) in enumerate(zip(weights_a, weights_b)):
+        rows[0, h, 1], rows[0, h, 3] = wa, wb
+        rows[0, h, 2] = 1 - wa - wb
+    return rows
+
+
+def test_verdict_ranks_by_absolute_weight_not_by_share():
+    # head 0: 99% share but almost nothing on either word (the issue's bug); head 1: most weight on A.
+    rows = rows_for([0.0099, 0.40, 0.05], [0.0001, 0.30, 0.25])
+    words = pr.words_of(["a", "dog", "was", "food", "it"], [0, 1, 2, 3, 4])
+    v = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
+    assert v.best == (0, 1)
+    assert v.looks_elsewhere.tolist() == [[True, False, False]]
+    assert (v.n_prefer_a, v.n_prefer_b) == (2, 1)
+    text = " ".join(v.sentences)
+    assert "**2 of 3 heads** put more attention on “dog” than on “food”, 1 more on “food”." in text
+    assert "In 1 of them the two words together get less than 10%" in text
+    assert "Of the 2 heads that do look at the two words, 1 prefer “dog”." in text
+    assert ("Layer 0 head 1 gives “dog” the most weight: 40% of the attention of “it” (“food” gets 30%)."
+            in text)
+    assert "this head's largest share, 30%, goes to “was”" not in text   # "was" gets 30% here: A is the top
+    assert "“dog” is its largest single target" in text
+
+
+def test_verdict_says_most_when_most_and_names_the_real_top_token():
+    words = pr.words_of(["a", "dog", "was", "food", "it"], [0, 1, 2, 3, 4])
+    most = pr.verdict(rows_for([0.7], [0.1]), ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
+    assert "That is most of this head's attention." in most.sentences
+    little = pr.verdict(rows_for([0.2], [0.1]), ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
+    assert "this head's largest share, 70%, goes to “was”" in little.sentences[3]
+    assert "Every head gives the two words together at least 10%" in little.sentences[1]
+
+
+def test_chance_comparisons():
+    assert pr.versus_chance(18, 72, 0.25) == "about equal to"
+    assert pr.versus_chance(7, 72, 0.25) == "worse than"
+    assert pr.versus_chance(30, 72, 0.25) == "better than"
+    # P(Binomial(8, 1/4) <= 4) ** 72 = 0.14 and P(<= 5) ** 72 = 0.74: the best of 72 guessers typically gets 5.
+    assert pr.best_of_random_heads(72, 8) == 5
+    assert pr.best_of_random_heads(1, 8) == 2      # the median of one guesser
+
+
+def test_contrast_and_testset_sentences_are_computed():
+    share = np.array([[0.9, 0.8, 0.2, 0.4]])
+    contrast = np.array([[0.1, 0.9, 0.3, 0.3]])
+    summary = pr.contrast_summary(share, contrast, first_is_a=True)
+    assert summary["flipped"] == ["L0H0"]
+    assert summary["sentence"].startswith("**2** heads are right on the first sentence, **3** on the contrast, "
+                                          "and **1** flip the right way in both: L0H0.")
+    assert "about 1 of 4 heads by luck: 1 is **about equal to chance**" in summary["sentence"]
+    board = pr.Scoreboard(np.array([[10, 12]]), np.array([[1, 6]]), 16, 8, 8, 8)
+    assert "**6 of 8**" in pr.testset_conclusion(board)
+    conclusion = pr.testset_conclusion(board)
+    assert "typically gets 3" in conclusion and "**better than chance**" in conclusion
+    board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 1), 16, 8, 8, 8)
+    assert "**worse than chance**" in pr.testset_conclusion(board)
+
+
+def test_plain_small_never_uses_scientific_notation():
+    assert pr.plain_small(8e-7) == "less than 0.00001"
+    assert pr.plain_small(0.00003) == "at most 0.00003"

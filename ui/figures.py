@@ -176,13 +176,15 @@ def values_fit(n_rows: int, n_cols: int, teaching: bool, limit: int | None = Non
 def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
                    highlight_row: int | None = None, teaching: bool = False,
                    x_title: str = "key token (looked at)", y_title: str = "query token (looking)",
-                   value_limit: int | None = None, column_groups: int | None = None):
+                   value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None):
     """A matrix with tokens on the axes. kind: 'weights' (0..1), 'signed' (diverging at 0) or 'vectors'.
 
     value_limit: the most tokens a side with values written in the cells (lower it for a half-width figure).
     column_groups: for a wide vector matrix made of equal blocks (the 12 heads' 32 numbers each), the block
     width: the blocks are separated by white lines and the axis names the blocks (H0, H1, …) instead of
     384 column numbers.
+    bound: the colour range ±bound for signed/vector kinds (shared by figures that must compare); default
+    the matrix's own largest magnitude.
     """
     matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
     rows = axis_labels(row_tokens)
@@ -197,7 +199,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     if kind == "weights":
         colour = {"colorscale": WEIGHTS_SCALE, "zmin": 0.0, "zmax": 1.0}
     else:
-        bound = float(np.abs(matrix).max()) or 1.0
+        bound = bound or float(np.abs(matrix).max()) or 1.0
         colour = {"colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0}
     trace = {
         "type": "heatmap", "z": matrix, "x": cols, "y": rows, **colour,
@@ -358,6 +360,102 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
     import streamlit as st
 
     st.plotly_chart(fig, config=download_config(filename, teaching), key=key)
+
+
+# --- added for issue 15: one query meets every key, the softmax arithmetic, token lines ---------------
+
+def query_meets_keys(products, scores, key_tokens, query_token: str, title: str, teaching: bool = False):
+    """Left: q × k number by number, one row per key; right: each row's sum, the step-1 score."""
+    products = np.asarray(products, dtype=np.float32)
+    scores = np.asarray(scores, dtype=np.float32)
+    labels = axis_labels(key_tokens)
+    query = html.escape(str(query_token), quote=False)
+    bound = float(np.abs(products).max()) or 1.0
+    heat = {"type": "heatmap", "z": products, "x": list(range(products.shape[1])), "y": labels,
+            "colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0, "xaxis": "x", "yaxis": "y",
+            "colorbar": {"thickness": 10, "x": 0.66, "title": {"text": "q×k"}},
+            "hovertemplate": f"q({query}) × k(%{{y}}), number %{{x}}: %{{z:.3f}}<extra></extra>"}
+    bars = {"type": "bar", "orientation": "h", "x": scores, "y": labels, "xaxis": "x2", "yaxis": "y2",
+            "marker": {"color": ["#dc2626" if v >= 0 else "#2563eb" for v in scores]},
+            "text": [f"{v:.2f}" for v in scores], "textposition": "auto",
+            "hovertemplate": "score with %{y}: %{x:.4f}<extra></extra>"}
+    height = int(min(900, 160 + max(len(labels), 3) * (34 if teaching else 26)))
+    return _figure([heat, bars], title, teaching, height, top_axis=True,
+                   xaxis={"domain": [0.0, 0.62], "side": "top",
+                          "title": _axis_title(f"the {products.shape[1]} numbers: q({query})ᵢ × kᵢ")},
+                   yaxis=_reversed_category_axis(title=_axis_title("key token")),
+                   xaxis2={"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
+                           "title": _axis_title("sum = score")},
+                   yaxis2=_reversed_category_axis(anchor="x2", showticklabels=False))
+
+
+def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = False, highlight: int | None = None):
+    """One row's softmax, column by column; the last column is the row of attention weights."""
+    arithmetic = np.asarray(arithmetic, dtype=np.float64)
+    cells = [axis_labels(key_tokens)] + [[f"{v:.4f}" for v in arithmetic[:, c]] for c in range(arithmetic.shape[1])]
+    fill = [["#fde68a" if r == highlight else "white" for r in range(len(key_tokens))]] * len(cells)
+    size = 16 if teaching else 13
+    row_height = 30 if teaching else 26
+    trace = {"type": "table", "columnwidth": [1.4] + [1.0] * arithmetic.shape[1],
+             "header": {"values": ["key token"] + [html.escape(c) for c in columns], "align": "center",
+                        "fill": {"color": "#e5e7eb"}, "font": {"size": size}, "height": row_height + 8},
+             "cells": {"values": cells, "align": ["left"] + ["right"] * arithmetic.shape[1],
+                       "fill": {"color": fill}, "font": {"size": size}, "height": row_height}}
+    # Tall enough that plotly never scrolls inside the table (a screenshot would cut rows off).
+    height = int(130 + (len(key_tokens) + 2) * row_height)
+    return _figure([trace], title, teaching, height)
+
+
+def token_lines(weights, query_tokens, key_tokens, title: str, selected: int | None = None, teaching: bool = False,
+                min_weight: float = 0.02):
+    """BertViz's head view in plotly: queries left, keys right, one line per weight (width and opacity = weight).
+
+    The selected query's lines are drawn in the highlight colour; the others faint, and only above min_weight
+    so a long sentence stays readable.
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    n_q, n_k = weights.shape
+    shapes = []
+    for i in range(n_q):
+        mine = i == selected
+        for j in range(n_k):
+            w = weights[i, j]
+            if w < (0.005 if mine else min_weight) or (selected is not None and not mine and w < 0.1):
+                continue
+            shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": 0.08, "x1": 0.92, "y0": i, "y1": j,
+                           "line": {"color": HIGHLIGHT if mine else "#3b82f6", "width": 1 + 9 * w},
+                           "opacity": float(min(1.0, 0.15 + w)) if mine else float(0.1 + 0.4 * w),
+                           "layer": "below"})
+    size = 18 if teaching else 13
+    left = {"type": "scatter", "mode": "text", "x": [0.0] * n_q, "y": list(range(n_q)),
+            "text": [f"<b>{t}</b>" if i == selected else t for i, t in enumerate(axis_labels(query_tokens))],
+            "textposition": "middle left", "textfont": {"size": size}, "hoverinfo": "skip"}
+    right_text = axis_labels(key_tokens)
+    hover = [f"{right_text[j]}: {weights[selected, j]:.1%} of the attention of the selected token"
+             if selected is not None else right_text[j] for j in range(n_k)]
+    right = {"type": "scatter", "mode": "text", "x": [1.0] * n_k, "y": list(range(n_k)), "text": right_text,
+             "textposition": "middle right", "textfont": {"size": size}, "hovertext": hover, "hoverinfo": "text"}
+    height = int(min(1000, 120 + max(n_q, n_k, 3) * (34 if teaching else 26)))
+    return _figure([left, right], title, teaching, height, showlegend=False, shapes=shapes,
+                   xaxis={"range": [-0.9, 1.9], "visible": False, "fixedrange": True},
+                   yaxis={"range": [max(n_q, n_k) - 0.5, -1.4], "visible": False, "fixedrange": True},
+                   annotations=[{"text": "looking (query)", "x": 0.0, "y": -0.9, "xanchor": "right",
+                                 "showarrow": False, "xref": "x", "yref": "y", "font": {"color": "#6b7280"}},
+                                {"text": "looked at (key)", "x": 1.0, "y": -0.9, "xanchor": "left",
+                                 "showarrow": False, "xref": "x", "yref": "y", "font": {"color": "#6b7280"}}])
+
+
+def weight_grid(values, title: str, teaching: bool = False, highlight: tuple[int, int] | None = None,
+                colorbar_title: str = ""):
+    """A layers × heads grid of attention weights: one colour from 0 (white) up, no 'negative' half."""
+    values = np.asarray(values, dtype=np.float32)
+    top = max(float(np.nanmax(values)), 0.01)
+    fig = layer_head_grid(values, title, teaching, highlight, zmid=top / 2, bound=top / 2,
+                          colorbar_title=colorbar_title)
+    trace = fig.to_dict()["data"][0]
+    trace.update(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=top)
+    trace.pop("zmid", None)
+    return go.Figure({"data": [trace], "layout": fig.to_dict()["layout"]}, _validate=False)
 
 
 # Plotly's toolbar has one download format per figure, and Streamlit passes its config as JSON, so a

@@ -8,7 +8,9 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View, current_view, parity_badge
+from attention.model import ModelLoadError
+
+from .state import View, current_view, get_model, parity_badge
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -52,13 +54,16 @@ def intermediates_npz(view: View) -> bytes:
 
 
 def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
+    """Two download buttons whose files are made only when clicked: building both on every rerun cost ~20 ms
+    at 256 tokens, for files most visitors never ask for. A click downloads without rerunning the page."""
     base = figures.figure_filename(step_name, view.settings.sentence, view.code)
+    tokens = view.tokens
     left, right = st.columns(2)
-    left.download_button("⬇️ This matrix as CSV", matrix_csv(matrix, view.tokens, col_tokens),
-                         file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}")
-    right.download_button("⬇️ All intermediates (.npz)", intermediates_npz(view),
+    left.download_button("⬇️ This matrix as CSV", lambda: matrix_csv(matrix, tokens, col_tokens),
+                         file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}", on_click="ignore")
+    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view),
                           file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
-                          mime="application/octet-stream", key=f"npz-{step_name}")
+                          mime="application/octet-stream", key=f"npz-{step_name}", on_click="ignore")
 
 
 TEACHING_CSS = """<style>
@@ -83,4 +88,107 @@ def step_page(title: str) -> View:
     st.title(title)
     view = current_view()
     parity_badge(view)
+    token_picker(view)
     return view
+
+
+# --- added for issue 15: the tour's order, [CLS]/[SEP] in plain words, example sentences ---------------
+
+TOUR = [
+    ("pages/home.py", "Start"),
+    ("pages/step1_scores.py", "Step 1 · scores"),
+    ("pages/step2_scaling.py", "Step 2 · scaling"),
+    ("pages/step3_softmax.py", "Step 3 · softmax"),
+    ("pages/step4_output.py", "Step 4 · output"),
+    ("pages/compare.py", "Compare two sentences"),
+]
+
+
+def step_nav(current: str) -> None:
+    """Previous / Next at the foot of a page of the tour."""
+    paths = [path for path, _ in TOUR]
+    i = paths.index(current)
+    left, _, right = st.columns([1, 1, 1])
+    if i > 0:
+        left.page_link(TOUR[i - 1][0], label=f"← Previous: {TOUR[i - 1][1]}")
+    if i + 1 < len(TOUR):
+        right.page_link(TOUR[i + 1][0], label=f"Next: {TOUR[i + 1][1]} →")
+
+
+def specials_note(view: View, folded: bool = True) -> None:
+    """What [CLS] and [SEP] are, said where the weights first show them (learned mode only).
+
+    folded: the page's weights carry the hidden tokens as one column; False for pages that simply leave
+    them out (the scores of steps 1 and 2)."""
+    if view.is_toy:
+        return
+    text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
+            "sentence. A head that has nothing useful to look at for a word often parks its attention on them, "
+            "as a way to “look nowhere”.")
+    if view.hidden.size and not folded:
+        text += (" They are left out of these pictures, not out of the computation: step 3 shows the share of "
+                 "attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see their scores.")
+    elif view.hidden.size:
+        text += (f" They are hidden from the picture but not from the numbers: the column "
+                 f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
+                 "“Show [CLS] and [SEP]” in the sidebar to see them apart.")
+    st.caption(text)
+
+
+EXAMPLES = {
+    "I am good.": None,
+    "The animal didn't cross the street because it was too tired.": "it",
+    "I sat on the river bank and watched the water.": "bank",
+    ("The old lighthouse keeper, who had lived alone on the island for thirty years, finally wrote down "
+     "the stories the sailors had told him."): "who",
+}
+EXAMPLE_NAMES = ["I am good.", "“it” and the animal", "river bank", "a long sentence"]
+
+
+def _use_example(sentence: str, focus: str | None) -> None:
+    """on_click: set the sidebar's sentence and select the word the example is about."""
+    st.session_state["sentence"] = sentence
+    token = 0
+    try:
+        model = get_model(st.session_state.get("model") or None)
+        tokens = [t for t in model.tokenize(sentence)
+                  if st.session_state.get("special", False) or t not in model.special_tokens]
+        token = tokens.index(focus) if focus in tokens else 0
+    except (ModelLoadError, ValueError):
+        pass
+    st.session_state["token"] = token
+
+
+def example_sentences() -> None:
+    """One click puts an example sentence in the sidebar (what the user typed before is replaced)."""
+    columns = st.columns([0.9] + [1.1] * len(EXAMPLES))
+    columns[0].markdown("**Try an example:**")
+    for column, (sentence, focus), name in zip(columns[1:], EXAMPLES.items(), EXAMPLE_NAMES):
+        column.button(name, key=f"example-{name}", help=sentence, on_click=_use_example, args=(sentence, focus),
+                      use_container_width=True)
+
+
+def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
+    """The downloads, but not on slides (teaching mode)."""
+    if not view.settings.teaching:
+        downloads(view, step_name, matrix, col_tokens)
+
+
+TOKEN_PICKER_LIMIT = 40  # more tokens than this do not fit as one row of chips; the sidebar's list still works
+
+
+def _pick_token() -> None:
+    """on_change: the chips set the sidebar's selected token (one state, two places to change it)."""
+    picked = st.session_state.get("token_chips")
+    if picked is not None:
+        st.session_state["token"] = picked
+
+
+def token_picker(view: View) -> None:
+    """The sentence's tokens as chips right under the title: click a word to explain its row."""
+    if view.settings.teaching or len(view.tokens) > TOKEN_PICKER_LIMIT:
+        return
+    # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
+    st.session_state["token_chips"] = view.token
+    st.pills("Click a token to follow its row", list(range(len(view.tokens))), key="token_chips",
+             format_func=lambda j: view.tokens[j], on_change=_pick_token)

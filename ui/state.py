@@ -6,18 +6,25 @@ same sentence, projection and selected token, already computed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+import threading
+import time
+from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
 
-from attention import core
+from attention import core, explain
 from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
-                             resolve_model_name)
+                             allowed_model_choice, models_dir, resolve_model_name)
 
+from .memory import ByteBudgetCache
 from .text import md
 
 DEFAULT_SENTENCE = "I am good."
+# Layer 0, head 2: every token looks at the token before it (measured with attention/heads.py
+# describe_heads: 100% "previous token" on the default and the pronoun sentence) — a pattern a student sees.
+DEFAULT_HEAD = 2
 MODES = {
     "learned": "the model's own W_Q, W_K, W_V for one layer and head",
     "random": "seeded random matrices of width d_k",
@@ -32,11 +39,37 @@ def _load_model(name: str) -> AttentionModel:
     return AttentionModel(name)
 
 
+# A failed load is remembered for this long, so every page and rerun says so at once instead of retrying.
+FAILED_LOAD_MEMORY_SECONDS = 60.0
+_failed_loads: dict[str, tuple[float, str]] = {}
+_failed_loads_lock = threading.Lock()
+
+
+def _model_to_load(name: str | None) -> str:
+    """A visitor's Model field is checked against the allowed folder; empty means the server's model."""
+    return allowed_model_choice(name) if (name or "").strip() else resolve_model_name(None)
+
+
 def get_model(name: str | None = None) -> AttentionModel:
-    """The model, loaded once per process and shared by every session."""
-    name = resolve_model_name(name)
-    with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
-        return _load_model(name)
+    """The model, loaded once per process and shared by every session; a failure is remembered a minute."""
+    name = _model_to_load(name)
+    with _failed_loads_lock:
+        failed = _failed_loads.get(name)
+    if failed and time.monotonic() - failed[0] < FAILED_LOAD_MEMORY_SECONDS:
+        raise ModelLoadError(failed[1])
+    try:
+        with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
+            return _load_model(name)
+    except ModelLoadError as error:
+        with _failed_loads_lock:
+            _failed_loads[name] = (time.monotonic(), str(error))
+        raise
+
+
+def forget_failed_loads() -> None:
+    """The retry button: the next page run tries every failed model again."""
+    with _failed_loads_lock:
+        _failed_loads.clear()
 
 
 def preload_model() -> None:
@@ -47,29 +80,39 @@ def preload_model() -> None:
         pass
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# Every per-sentence result of every session together: a hosted demo has ~700 MB, the server itself uses
+# ~300, and an idle server should stay under 450.
+SENTENCE_CACHE_BUDGET_BYTES = 100 * 2**20
+SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
+
+
 def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
-    return _load_model(model_name).analyze(sentence)
+    # Shared read-only by every session (no per-session copy): its arrays cannot be written to.
+    return SENTENCE_CACHE.get_or_compute(("analysis", sentence, model_name),
+                                         lambda: _load_model(model_name).analyze(sentence))
 
 
 def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
-    """One model pass per sentence, cached for every page and projection (bounded: a demo has ~700 MB)."""
-    name = resolve_model_name(model_name)
-    get_model(name)
-    return _analyze(sentence, name)
+    """One model pass per sentence, shared by every page, projection and session (bounded in bytes)."""
+    model = get_model(model_name)
+    return _analyze(sentence, model.name)
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
 def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
     # float32: 72 matrices per sentence; at 256 tokens that is 19 MB, not 38.
-    return _load_model(model_name).core_attentions(_analyze(sentence, model_name)).astype(np.float32)
+    analysis = _analyze(sentence, model_name)  # first, outside: a computation may not wait on the cache
+    return SENTENCE_CACHE.get_or_compute(
+        ("core attentions", sentence, model_name),
+        lambda: _load_model(model_name).core_attentions(analysis).astype(np.float32))
+
+
+_analyze.clear = _core_attentions.clear = SENTENCE_CACHE.clear
 
 
 def core_attentions(sentence: str, model_name: str | None = None) -> np.ndarray:
     """All layers × heads recomputed by our core for one sentence, cached like the model pass."""
-    name = resolve_model_name(model_name)
-    analyze(sentence, name)
-    return _core_attentions(sentence, name)
+    model = get_model(model_name)
+    return _core_attentions(sentence, model.name)
 
 
 @dataclass(frozen=True)
@@ -90,25 +133,63 @@ def _clean_sentence(text: str) -> str:
     return (text or "")[:MAX_SENTENCE_CHARS]
 
 
+def link_number(value: str | None, below: int) -> int | None:
+    """A link's whole number: ASCII digits only (no sign, no "²" or "①", no decimals) and below the limit."""
+    if value is None or not (0 < len(value) <= 6 and value.isascii() and value.isdigit()):
+        return None
+    number = int(value)
+    return number if number < below else None
+
+
+# The most tokens any model here reads: the exact range of a link's token is checked once the sentence is known.
+MAX_LINK_TOKEN = 512
+
 LINK_CHECKS = {
     "mode": lambda v: v in MODES,
-    "dk": lambda v: v.isdigit() and int(v) in D_K_CHOICES,
-    "seed": lambda v: v.isdigit() and int(v) <= 9999,
-    "layer": lambda v: v.isdigit() and int(v) < 6,
-    "head": lambda v: v.isdigit() and int(v) < 12,
+    "dk": lambda v: link_number(v, max(D_K_CHOICES) + 1) in D_K_CHOICES,
+    "seed": lambda v: link_number(v, 10_000) is not None,
+    "layer": lambda v: link_number(v, 6) is not None,
+    "head": lambda v: link_number(v, 12) is not None,
     "special": lambda v: v in ("true", "false"),
     "teach": lambda v: v in ("true", "false"),
+    "token": lambda v: link_number(v, MAX_LINK_TOKEN) is not None,
 }
 
 
+def _link_notice(key: str, value: str) -> str:
+    return f"The link's {key} value “{md(value[:40])}” is not valid, so the default is used."
+
+
+def _drop_link_value(key: str) -> None:
+    """Take a refused value out of the link before any widget reads it.
+
+    Streamlit would otherwise still seed the widget from it in its own, looser way ("+1" counts as 1), so
+    the page would use a value the notice says was refused. Streamlit keeps the link's first values apart
+    from st.query_params; both are cleared (internal API of Streamlit 1.67, hence the guard).
+    """
+    try:
+        from streamlit.runtime.state import get_session_state
+
+        with get_session_state().query_params() as params:
+            params.remove_param(key)
+            params._initial_query_params.pop(key, None)
+    except Exception:  # a newer Streamlit: the notice still tells the user
+        pass
+
+
 def link_notices() -> list[str]:
-    """Values in a shared link that are not valid: Streamlit drops them; we say so once per session."""
+    """Values in a shared link that are not valid: Streamlit drops them; we say so once per session.
+
+    A key given twice counts with its last value, as Streamlit reads it; every value must be valid.
+    """
     if "_link_notices" not in st.session_state:
         notices = []
         for key, valid in LINK_CHECKS.items():
-            value = st.query_params.get(key)
-            if value is not None and not valid(value):
-                notices.append(f"The link's {key} value “{md(value[:40])}” is not valid, so the default is used.")
+            values = st.query_params.get_all(key)
+            bad = next((v for v in values if not valid(v)), None)
+            if bad is not None:
+                notices.append(_link_notice(key, bad))
+                _drop_link_value(key)
         st.session_state["_link_notices"] = notices
     return st.session_state["_link_notices"]
 
@@ -116,40 +197,96 @@ def link_notices() -> list[str]:
 def sidebar_ui() -> Settings:
     """The one sidebar every page shares; every value lives in the URL so a link reopens the view."""
     side = st.sidebar
-    for notice in link_notices():
-        side.warning(notice)
+    notices = link_notices()
+    notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
     side.header("Your sentence")
     sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
                               max_chars=MAX_SENTENCE_CHARS, height=90,
                               help="Any text; it is split into the model's word pieces.")
     side.header("How Q, K and V are made")
     # Options are their own short names so a shared link reads ?mode=identity.
-    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params")
-    d_k, seed, layer, head = 32, 0, 0, 0
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
+                      help="How each token's query, key and value are made from its embedding (the list of "
+                           "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
+                           "by random tables, or not changed at all.")
+    d_k, seed, layer, head = 32, 0, 0, DEFAULT_HEAD
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
-                                 bind="query-params")
-        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params"))
+                                 bind="query-params",
+                                 help="How many numbers each query and key has. Longer vectors give larger "
+                                      "dot products, which is why step 2 divides by √d_k.")
+        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params",
+                                     help="Picks which random tables are drawn; the same seed gives the same "
+                                          "numbers again."))
     if mode in ("learned",):
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params")
-        head = columns[1].selectbox("Head", list(range(12)), key="head", bind="query-params")
+        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params",
+                                     help="The model repeats attention 6 times, each layer reading the one "
+                                          "before. Layer 0 reads the word embeddings.")
+        head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
+                                    help="Each layer has 12 heads: 12 separate attentions, each with its own "
+                                         "W_Q, W_K, W_V, free to look for something different.")
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
                                       "Real heads often park attention on them.")
     tokens = _shown_tokens_for_sidebar(sentence, show_special)
     token = 0
     if tokens:
+        _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                               format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params")
+                               format_func=lambda i: f"{i}: {tokens[i]}", key="token",
+                               help="The token whose row of scores and weights the pages explain: the token "
+                                    "that is looking.")
+        _link_token(token)
+    for notice in notices:
+        notice_box.warning(notice)
     side.header("Display")
-    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
+                           help="Larger text and figures for screenshots and a projector.")
     with side.expander("Model"):
-        model_name = st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="",
-                                   key="model")
+        allowed = models_dir() is not None
+        model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
+                                   disabled=not allowed,
+                                   help="The name of a folder in this server's models folder." if allowed else
+                                   "Switched off on this server: it uses the bundled all-MiniLM-L6-v2.")
     return Settings(sentence=_clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
                     head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
                     model_name=model_name.strip())
+
+
+def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
+    """The selected token follows the sentence: kept for the same sentence, token 0 for a new one.
+
+    The selectbox is not bound to the URL by Streamlit (that writes the label, "19: loudly"): the link
+    carries the index (token=19), written by _link_token and read here on a session's first run.
+    """
+    state = st.session_state
+    previous = state.get("_token_for")
+    if previous is None:  # first run of the session: the link's token, if any and in range
+        raw = st.query_params.get("token")
+        number = link_number(raw, n_tokens)
+        if raw is not None and number is None and not any("link's token" in n for n in notices):
+            notices.append(f"The link's token value “{md(raw[:40])}” is not one of this sentence's {n_tokens} "
+                           "tokens (counted from 0), so the first token is used.")
+        if raw is not None or not isinstance(state.get("token"), int):
+            state["token"] = number or 0
+    elif previous[0] != sentence:
+        state["token"] = 0
+    elif previous[1] != show_special and isinstance(state.get("token"), int):
+        # The same sentence with [CLS] shown or hidden: keep the same word piece, now one place over.
+        state["token"] = state["token"] + 1 if show_special else state["token"] - 1
+    if not isinstance(state.get("token"), int) or not 0 <= state["token"] < n_tokens:
+        state["token"] = max(0, min(n_tokens - 1, state.get("token") if isinstance(state.get("token"), int) else 0))
+    state["_token_for"] = (sentence, show_special)
+
+
+def _link_token(token: int) -> None:
+    """The selected token's index in the link (absent for token 0, like every other default)."""
+    if token:
+        if st.query_params.get("token") != str(token):
+            st.query_params["token"] = str(token)
+    elif "token" in st.query_params:
+        del st.query_params["token"]
 
 
 def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
@@ -173,14 +310,18 @@ def _leave_legacy_pages_mode() -> None:
     from streamlit.runtime.pages_manager import PagesManager
 
     # "_settings" missing means app.py has not run in this session: this page was started on its own.
-    if getattr(PagesManager, "uses_pages_directory", None) and "_settings" not in st.session_state:
-        PagesManager.uses_pages_directory = False
+    # Checked per session, not by the flag alone: in a crowd of first visitors another session may already
+    # have flipped the flag while this one was started in the old mode.
+    if "_settings" not in st.session_state and not st.session_state.get("_left_legacy_pages_mode"):
+        st.session_state["_left_legacy_pages_mode"] = True
+        if getattr(PagesManager, "uses_pages_directory", None):
+            PagesManager.uses_pages_directory = False
         st.rerun()
 
 
 def settings() -> Settings:
     _leave_legacy_pages_mode()
-    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, 0, False, 0,
+    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, DEFAULT_HEAD, False, 0,
                                                          False, "")
 
 
@@ -196,6 +337,10 @@ class View:
     x: np.ndarray            # [n, d_model] the embeddings the projections start from
     steps: core.AttentionSteps
     parity: float | None     # max |our weights - the model's|, learned mode only
+    # Learned mode: the four steps on the WHOLE sentence, [CLS]/[SEP] included, exactly as the model runs
+    # them; None for the toys. `hidden` are the positions (into analysis.tokens) not shown.
+    full: core.AttentionSteps | None = None
+    hidden: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
 
     @property
     def token(self) -> int:
@@ -214,6 +359,56 @@ class View:
         if s.mode == "random":
             return f"random-dk{s.d_k}-s{s.seed}"
         return "identity"
+
+    @property
+    def is_toy(self) -> bool:
+        """Identity and random projections: the formula over the shown tokens, not the model's attention."""
+        return self.full is None
+
+    @property
+    def hidden_label(self) -> str:
+        """The one column that stands for every hidden token, e.g. "[CLS] + [SEP]"."""
+        names = dict.fromkeys(self.analysis.tokens[j] for j in self.hidden)
+        return " + ".join(names)
+
+    @property
+    def key_labels(self) -> list[str]:
+        """Columns of the weights: the shown tokens, and in learned mode one column for the hidden ones."""
+        return self.tokens + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
+
+    def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
+        """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
+        return explain.fold_hidden(matrix, self.shown, self.hidden)
+
+    @property
+    def base(self) -> core.AttentionSteps:
+        """The steps whose rows and columns the page's numbers come from (the whole sentence in learned mode)."""
+        return self.steps if self.is_toy else self.full
+
+    @property
+    def base_index(self) -> int:
+        """The selected token's row in `base`."""
+        return self.token if self.is_toy else int(self.shown[self.token])
+
+    @property
+    def base_labels(self) -> list[str]:
+        return self.tokens if self.is_toy else list(self.analysis.tokens)
+
+    @property
+    def weights(self) -> np.ndarray:
+        """The attention weights a page shows: the model's own rows in learned mode (each sums to 1)."""
+        return self.steps.weights if self.is_toy else self.fold(self.full.weights[self.shown])
+
+    @property
+    def output(self) -> np.ndarray:
+        return self.steps.output if self.is_toy else self.full.output[self.shown]
+
+    @property
+    def hidden_share(self) -> float:
+        """Share of the selected token's attention that goes to tokens not shown (learned mode)."""
+        if self.is_toy or not self.hidden.size:
+            return 0.0
+        return float(self.full.weights[self.base_index, self.hidden].sum())
 
     @property
     def label(self) -> str:
@@ -250,6 +445,9 @@ def model_or_stop(s: Settings) -> AttentionModel:
         return get_model(s.model_name or None)
     except ModelLoadError as error:
         st.error(f"**The model could not be loaded.** {md(str(error))}")
+        if st.button("Try loading the model again", key="retry_model_load"):
+            forget_failed_loads()
+            st.rerun()
         st.stop()
 
 
@@ -276,21 +474,113 @@ def current_view() -> View:
     model, analysis = load_analysis(s)
     shown = np.arange(analysis.n_tokens) if s.show_special else np.flatnonzero(~analysis.is_special)
     x, steps = steps_for(model, analysis, shown, s.mode, s.d_k, s.seed, s.layer, s.head)
-    parity = model_parity(model, analysis, s.layer, s.head) if s.mode == "learned" else None
+    parity, full, hidden = None, None, np.zeros(0, dtype=int)
+    if s.mode == "learned":
+        everything = np.arange(analysis.n_tokens)
+        _, full = steps_for(model, analysis, everything, s.mode, s.d_k, s.seed, s.layer, s.head)
+        parity = float(np.abs(full.weights - analysis.attentions[s.layer, s.head]).max())
+        hidden = np.setdiff1d(everything, shown)
     return View(settings=s, model=model, analysis=analysis, shown=shown,
-                tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity)
+                tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity, full=full,
+                hidden=hidden)
+
+
+def plain_small(x: float) -> str:
+    """A difference a student can read: no scientific notation."""
+    return "less than 0.00001" if x < 1e-5 else f"{x:.5f}"
 
 
 def parity_badge(view: View) -> None:
-    if view.parity is None:
+    """One line a student can read; the exact statement and the PyTorch check in an expander. Not on slides."""
+    s = view.settings
+    if view.is_toy:
+        st.info(f"**Toy numbers.** Q, K and V come from {view.label}, not from the model's attention: the same "
+                "four steps, over the words shown. Choose “learned” in the sidebar for the model's own numbers.")
+        return
+    if s.teaching:
         return
     ok = view.parity <= 1e-5
-    text = (f"{'✅' if ok else '⚠️'} Matches the model: our numpy weights differ from the model's own attention "
-            f"(layer {view.settings.layer}, head {view.settings.head}) by at most {view.parity:.1e}.")
-    if view.model.backend == "numpy":
-        text += (" The model itself runs here as a small numpy program with its own trained weights "
-                 "(attention/bert.py); the tests check that it gives PyTorch's numbers to 1e-5.")
-    if not view.settings.show_special:
-        text += (" The matrices here leave out [CLS] and [SEP], so they are the same formula over the words "
-                 "only; tick “Show [CLS] and [SEP]” to see the model's exact numbers.")
-    (st.success if ok else st.warning)(text)
+    where = f"layer {s.layer}, head {s.head}"
+    (st.success if ok else st.warning)(
+        f"✓ The same numbers as the model ({where})." if ok else
+        f"⚠️ These numbers differ from the model's own ({where}) by {view.parity:.5f}.")
+    with st.expander("What exactly is compared?"):
+        st.markdown(
+            f"The page computes the four steps itself: the model's learned W_Q, W_K and W_V for {where}, "
+            f"applied to the vectors that enter layer {s.layer}, over the whole sentence with [CLS] and [SEP]. "
+            f"Its attention weights are compared with the attention probabilities the model reports for the "
+            f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
+            f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")
+        if view.model.backend == "numpy":
+            st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                        "trained weights. The button runs the original model with PyTorch "
+                        "(sentence-transformers) instead, an independent reference.")
+            pytorch_check_button(view)
+
+
+@st.cache_resource(show_spinner=False, max_entries=1)
+def _reference_model(name: str) -> AttentionModel:
+    # The only place the app imports torch, and only when a user presses the check button.
+    return AttentionModel(name, backend="torch")
+
+
+def pytorch_gap(view: View) -> float:
+    """Max |this page's weights - PyTorch's attention| for the view's sentence, layer and head."""
+    s = view.settings
+    reference = _reference_model(_model_to_load(s.model_name))  # the same allow-list as the page's model
+    return explain.reference_gap(reference, view.analysis.sentence, s.layer, s.head, view.full.weights)
+
+
+def pytorch_check_button(view: View) -> None:
+    """Run the independent PyTorch reference on demand; remember the result for this sentence/layer/head."""
+    s = view.settings
+    checks = st.session_state.setdefault("_pytorch_checks", {})
+    key = (s.model_name, view.analysis.sentence, s.layer, s.head)
+    if st.button("Check against PyTorch now", key="pytorch-check"):
+        with st.spinner("Loading PyTorch and the original model (the first time takes up to a minute)…"):
+            try:
+                checks[key] = pytorch_gap(view)
+            except ModelLoadError as error:
+                st.error(f"PyTorch could not be loaded: {md(str(error))}")
+    if key in checks:
+        gap = checks[key]
+        (st.success if gap <= 1e-5 else st.warning)(
+            f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
+            f"page's weights by {'' if gap < 1e-5 else 'at most '}{plain_small(gap)} ({gap:.1e}).")
+
+
+BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
+
+
+@st.cache_resource(show_spinner="Scoring the built-in sentence pairs (once for everyone)…", max_entries=2)
+def builtin_pronoun_scoreboard(model_name: str):
+    """The pronoun page's built-in test set, scored once per process: it does not depend on the session.
+
+    It reads the model's own attention, not the bounded per-session cache of sentences (16 passes would
+    push every user's sentences out of it).
+    """
+    from attention import pronoun
+
+    BUILTIN_PRONOUN_SCORINGS["count"] += 1
+    model = _load_model(_model_to_load(model_name))
+
+    def attentions_of(text):
+        analysis = model.analyze(text)
+        return analysis.attentions, analysis.tokens, analysis.word_ids
+
+    return pronoun.score_heads(pronoun.PAIRS, attentions_of)
+# A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
+# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, one at a time;
+# ordinary sentences never wait.
+LONG_INPUT_CHARS = 600
+_long_input_runs = threading.BoundedSemaphore(1)
+
+
+@contextlib.contextmanager
+def long_input_slot(sentence: str):
+    """Around a page run (app.py): wait for the turn if the sentence is long."""
+    if len(sentence or "") < LONG_INPUT_CHARS:
+        yield
+        return
+    with _long_input_runs:
+        yield

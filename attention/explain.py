@@ -1,0 +1,61 @@
+"""The small computations the step pages show beside the matrices (numpy only).
+
+Hiding [CLS]/[SEP] must not change the model's numbers: fold_hidden keeps every row exactly as the model
+computed it over the whole sentence and adds the hidden tokens' share as one extra column.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
+    """The shown columns as they are, plus one column that adds up the hidden ones (nothing renormalised)."""
+    matrix = np.asarray(matrix)
+    shown, hidden = np.asarray(shown, dtype=int), np.asarray(hidden, dtype=int)
+    columns = [matrix[..., shown]]
+    if hidden.size:
+        columns.append(matrix[..., hidden].sum(axis=-1, keepdims=True))
+    return np.concatenate(columns, axis=-1)
+
+
+def weighted_values(weights_row, v):  # [n_k], [n_k, d_v] -> [n_k, d_v]
+    """Step 4 for one token, one row per key: weight × value. The rows add up to the token's output."""
+    return np.asarray(weights_row)[:, None] * np.asarray(v)
+
+
+def query_meets_keys(q_row, k):  # [d_k], [n_k, d_k] -> products [n_k, d_k], scores [n_k]
+    """Step 1 for one token: its query times every key, number by number; each row's sum is a score."""
+    products = np.asarray(q_row)[None, :] * np.asarray(k)
+    return products, products.sum(axis=1)
+
+
+SOFTMAX_COLUMNS = ("scaled score", "minus the row's largest", "e to that power", "divided by the sum")
+
+
+def softmax_arithmetic(scaled_row):  # [n_k] -> [n_k, 4], float
+    """Step 3 for one row, column by column: s, s - max(s), e^(s - max), e^(s - max) / sum = the weight.
+
+    Subtracting the largest score first changes no weight (it cancels in the division) and keeps e^x
+    from overflowing; the last column is the row of the attention weights.
+    """
+    scaled_row = np.asarray(scaled_row, dtype=np.float64)
+    shifted = scaled_row - scaled_row.max()
+    exps = np.exp(shifted)
+    return np.stack([scaled_row, shifted, exps, exps / exps.sum()], axis=1)
+
+
+def self_share(weights_row, position: int) -> tuple[float, float]:  # [n_k] -> (own weight, 1 - own weight)
+    """How much of a token's output is its own value, and how much comes from the other tokens."""
+    own = float(weights_row[position])
+    return own, 1.0 - own
+
+
+def reference_gap(reference_model, sentence: str, layer: int, head: int, weights) -> float:  # [n, n] -> float
+    """Max |weights - an independent model's own attention| for one layer and head of one sentence.
+
+    reference_model is an AttentionModel on backend="torch" (sentence-transformers/PyTorch), so the
+    comparison does not pass through any code of ours that computed `weights`.
+    """
+    attentions = reference_model.analyze(sentence).attentions[layer, head]
+    return float(np.abs(np.asarray(weights, dtype=np.float64) - attentions).max())

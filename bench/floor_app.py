@@ -1,0 +1,226 @@
+"""The floor the benchmark holds the app to: bare Streamlit with the app's pages, sidebar and figures.
+
+    streamlit run bench/floor_app.py
+
+Same page paths, titles, sidebar widgets (URL-bound like the app's) and the same plotly figures, built by the
+app's own ui/figures.py, but from random arrays: no model, no attention, no computation. Whatever the app takes
+beyond this floor is the app's own cost. The tokens are the sentence's words and punctuation, lower-cased,
+which for plain English sentences gives the bundled model's tokens (4 for "I am good.", 14 for "The animal
+didn't cross the street because it was too tired.").
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ui import figures  # noqa: E402
+
+DEFAULT_SENTENCE = "I am good."
+D_MODEL, N_LAYERS, N_HEADS, D_HEAD = 384, 6, 12, 32
+rng = np.random.default_rng()
+
+
+def words(sentence: str) -> list[str]:
+    return re.findall(r"\w+|[^\w\s]", sentence.lower())[:254]
+
+
+def sidebar() -> dict:
+    side = st.sidebar
+    side.header("Your sentence")
+    sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
+                              max_chars=10_000, height=90)
+    side.header("How Q, K and V are made")
+    mode = side.radio("Projection", ["learned", "random", "identity"], key="mode", bind="query-params")
+    layer = head = 0
+    if mode == "random":
+        side.select_slider("d_k (length of each query/key)", [2, 4, 8, 16, 32, 64, 128, 384], value=32, key="dk",
+                           bind="query-params")
+        side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params")
+    if mode == "learned":
+        columns = side.columns(2)
+        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), key="layer", bind="query-params")
+        head = columns[1].selectbox("Head", list(range(N_HEADS)), key="head", bind="query-params")
+    special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params")
+    tokens = words(sentence) or ["."]
+    if special:
+        tokens = ["[CLS]", *tokens, "[SEP]"]
+    token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
+                           format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params")
+    side.header("Display")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    with side.expander("Model"):
+        st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="", key="model")
+    return {"sentence": sentence, "tokens": tokens, "token": min(int(token or 0), len(tokens) - 1),
+            "teaching": teaching, "layer": layer, "head": head}
+
+
+def weights(n_rows: int, n_cols: int | None = None) -> np.ndarray:
+    raw = rng.random((n_rows, n_cols or n_rows))
+    return raw / raw.sum(axis=1, keepdims=True)
+
+
+def show(fig, name: str, key: str | None = None) -> None:
+    figures.show(fig, name, S["teaching"], key=key)
+
+
+def explained(text: str, fig, name: str) -> None:
+    if S["teaching"]:
+        show(fig, name, key=f"fig-{name}")
+        return
+    left, right = st.columns([1.15, 2])
+    left.markdown(text)
+    left.latex(r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)")
+    with right:
+        show(fig, name, key=f"fig-{name}")
+
+
+def downloads(name: str) -> None:
+    left, right = st.columns(2)
+    left.download_button("⬇️ This matrix as CSV", b"", file_name=f"{name}.csv", key=f"csv-{name}", on_click="ignore")
+    right.download_button("⬇️ All intermediates (.npz)", b"", file_name=f"{name}.npz", key=f"npz-{name}",
+                          on_click="ignore")
+
+
+def step_header(title: str) -> None:
+    st.title(title)
+    st.success("✅ Matches the model: (floor: no model here).")
+
+
+def home():
+    st.title("Self-attention, step by step")
+    st.markdown("A floor page: the same layout as the app's start page, with random numbers.")
+    tokens = S["tokens"]
+    st.markdown(" · ".join(f"`{t}`" for t in tokens))
+    show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, "Attention weights", kind="weights",
+                                highlight_row=S["token"], teaching=S["teaching"]), "home")
+
+
+def matrix_step(title: str, name: str, kind: str, extra=None):
+    def page():
+        step_header(title)
+        tokens = S["tokens"]
+        n = len(tokens)
+        cols = None if kind == "vectors" else tokens
+        explained("A floor paragraph beside the matrix.",
+                  figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols, title,
+                                         kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
+        if extra:
+            extra(tokens)
+        downloads(name)
+    page.__name__ = name  # st.Page names a callable's page after it
+    return page
+
+
+def step1_extra(tokens):
+    with st.expander("See the Q, K and V matrices (one row per token, one column per number)"):
+        for tab, name in zip(st.tabs(["Q (queries)", "K (keys)", "V (values)"]), "QKV"):
+            with tab:
+                show(figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, name,
+                                            kind="vectors", highlight_row=S["token"], teaching=S["teaching"],
+                                            x_title="dimension", y_title="token"), f"step1_{name}", key=f"fig-{name}")
+    st.dataframe({"key token": tokens, "q·k score": rng.random(len(tokens))}, hide_index=True)
+
+
+def step2_extra(tokens):
+    dims = [2, 4, 8, 16, 32, 64, 128, 384]
+    show(figures.line_chart(dims, {"q·k": rng.random(8), "q·k / √d_k": rng.random(8)}, "spread", "d_k", "std"),
+         "step2_spread")
+    show(figures.compare_bars({"without": weights(1, len(tokens))[0], "with": weights(1, len(tokens))[0]}, tokens,
+                              "saturation"), "step2_saturation")
+
+
+def step3_extra(tokens):
+    left, right = st.columns([2, 1])
+    with left:
+        show(figures.row_bars(weights(1, len(tokens))[0], tokens, "row", teaching=S["teaching"],
+                              highlight=S["token"]), "step3_row")
+    right.dataframe({"query token": tokens, "row sum": ["1.000000"] * len(tokens)}, hide_index=True)
+
+
+def step4_extra(tokens):
+    show(figures.matrix_heatmap(weights(len(tokens) + 1, D_HEAD), [*tokens, "sum"], None, "weighted sum",
+                                kind="vectors", teaching=S["teaching"]), "step4_sum")
+
+
+def pronoun():
+    st.title("Does “it” look at “dog”?")
+    sentence = st.text_input("Sentence", value="The dog ate the food because it was hungry.", key="pron_sentence",
+                             bind="query-params", max_chars=2000)
+    tokens = ["[CLS]", *words(sentence), "[SEP]"]
+    teaching = S["teaching"]
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "share", teaching=teaching), "pronoun_grid")
+    show(figures.row_bars(weights(1, len(tokens))[0], tokens, "row", teaching=teaching), "pronoun_row")
+    show(figures.line_chart(range(N_LAYERS), {"a": rng.random(N_LAYERS), "b": rng.random(N_LAYERS)}, "per layer",
+                            "layer", "weight", teaching=teaching), "pronoun_layers")
+    st.text_input("Contrast sentence", value="The dog ate the food because it was tasty.", key="pron_contrast")
+    st.radio("In the first sentence, “it” means…", ["dog", "food"], horizontal=True, key="pron_answer")
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)) - 0.5, "change", teaching=teaching),
+         "pronoun_contrast")
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "accuracy", teaching=teaching), "pronoun_testset")
+    st.table([{"method": f"baseline {i}", "accuracy": "50%"} for i in range(4)])
+
+
+def multihead():
+    st.title("Multi-head attention: 12 heads look in 12 ways")
+    layer = st.selectbox("Layer", range(N_LAYERS), index=S["layer"], key="mh_layer")
+    tokens = ["[CLS]", *S["tokens"], "[SEP]"] if S["tokens"][0] != "[CLS]" else S["tokens"]
+    n = len(tokens)
+    teaching = S["teaching"]
+    st.success("✅ Parity with the model (floor: no model here).")
+    show(figures.small_multiples(list(weights(N_HEADS * n, n).reshape(N_HEADS, n, n)), tokens,
+                                 [f"H{h}" for h in range(N_HEADS)], f"Layer {layer}", teaching=teaching),
+         "multihead_heads")
+    show(figures.similarity_map(rng.random((N_HEADS, N_HEADS)), [f"H{h}" for h in range(N_HEADS)], "similarity",
+                                teaching=teaching), "multihead_similarity")
+    for tab, name in zip(st.tabs(["Concatenated head outputs", "After W_O", "Block output"]),
+                         ("concat", "projected", "block")):
+        with tab:
+            show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None, name, kind="vectors",
+                                        teaching=teaching), f"multihead_{name}", key=f"mh-{name}")
+
+
+def whatif():
+    st.title("What-if lab")
+    st.slider("Temperature (divides the scores before softmax; 1 = normal)", 0.1, 10.0, 2.0, 0.1, key="lab_temp")
+    tokens = S["tokens"]
+    for name in ("normal", "variant"):
+        show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, name, teaching=S["teaching"]),
+             f"whatif_{name}", key=f"wi-{name}")
+
+
+def quiz():
+    st.title("Check yourself")
+    for number in range(3):
+        st.radio(f"Question {number + 1}", ["a", "b", "c"], index=None, key=f"quiz_{number}")
+
+
+st.set_page_config(page_title="Floor: bare Streamlit", page_icon="🔎", layout="wide")
+pages = {
+    "Start": [st.Page(home, title="What self-attention does", url_path="home", default=True)],
+    "The four steps": [
+        st.Page(matrix_step("Step 1 · Query·Key scores", "step1_scores", "signed", step1_extra),
+                title="1 · Query·Key scores", url_path="step1_scores"),
+        st.Page(matrix_step("Step 2 · Scaling by √d_k", "step2_scaling", "signed", step2_extra),
+                title="2 · Scaling by √d_k", url_path="step2_scaling"),
+        st.Page(matrix_step("Step 3 · Softmax turns scores into attention weights", "step3_softmax", "weights",
+                            step3_extra), title="3 · Softmax → weights", url_path="step3_softmax"),
+        st.Page(matrix_step("Step 4 · Output = weights·V", "step4_output", "vectors", step4_extra),
+                title="4 · Output = weights·V", url_path="step4_output"),
+    ],
+    "Going further": [
+        st.Page(pronoun, title="Does “it” look at “dog”?", url_path="pronoun"),
+        st.Page(multihead, title="Multi-head attention", url_path="multihead"),
+        st.Page(whatif, title="What-if lab", url_path="whatif"),
+        st.Page(quiz, title="Check yourself", url_path="quiz"),
+    ],
+}
+navigation = st.navigation(pages)
+S = sidebar()
+navigation.run()

@@ -1,0 +1,112 @@
+"""Compare two sentences: the same layer and head, side by side, following one word they share."""
+
+import numpy as np
+import streamlit as st
+
+from attention import core, explain
+from attention.model import SentenceError
+from ui import figures
+from ui.page import step_nav
+from ui.state import analyze, model_or_stop, settings
+from ui.text import md, pct, quote
+
+s = settings()
+teaching = s.teaching
+layer, head = s.layer, s.head
+st.title("Compare two sentences")
+st.markdown(
+    "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
+    f"head (**layer {layer}, head {head}**, the model's learned weights) reads two sentences. Follow a word "
+    "they share and see where it looks in each.")
+if s.mode != "learned":
+    st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
+
+DEFAULTS = ("I sat on the river bank and watched the water.", "I opened an account at the bank downtown.")
+left, right = st.columns(2)
+texts = [left.text_input("First sentence", DEFAULTS[0], key="compare_a", max_chars=500),
+         right.text_input("Second sentence", DEFAULTS[1], key="compare_b", max_chars=500)]
+model = model_or_stop(s)
+
+runs = []
+for text in texts:
+    if not text.strip():
+        st.info("Type a sentence in both boxes.")
+        st.stop()
+    try:
+        analysis = analyze(text, s.model_name or None)
+    except SentenceError as error:
+        st.info(md(str(error)))
+        st.stop()
+    x = analysis.hidden_states[layer].astype(np.float64)
+    steps = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head)))
+    everything = np.arange(analysis.n_tokens)
+    shown = everything if s.show_special else np.flatnonzero(~analysis.is_special)
+    hidden = np.setdiff1d(everything, shown)
+    tokens = [analysis.tokens[j] for j in shown]
+    keys = tokens + ([" + ".join(dict.fromkeys(analysis.tokens[j] for j in hidden))] if hidden.size else [])
+    runs.append({"analysis": analysis, "steps": steps, "shown": shown, "tokens": tokens, "keys": keys,
+                 "weights": explain.fold_hidden(steps.weights[shown], shown, hidden)})
+
+shared = [t for t in dict.fromkeys(runs[0]["tokens"]) if t in runs[1]["tokens"]]
+if not shared:
+    st.info("The two sentences share no token: put one word in both (for example “bank”).")
+    st.stop()
+# The word list follows the sentences; keep the user's choice while it is still in both.
+if st.session_state.get("compare_word") not in shared:
+    st.session_state["compare_word"] = "bank" if "bank" in shared else shared[0]
+word = st.selectbox("Word to follow (it is in both sentences)", shared, key="compare_word")
+
+columns = st.columns(2) if not teaching else (st.container(), st.container())
+outputs = []
+for column, text, run in zip(columns, texts, runs):
+    position = run["tokens"].index(word)
+    row = run["weights"][position]
+    order = [j for j in np.argsort(row)[::-1][:4] if row[j] >= 0.01] or [int(row.argmax())]
+    outputs.append(run["steps"].output[run["shown"][position]])
+    with column:
+        figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
+                                            figures.figure_title("Attention weights", text, f"L{layer}H{head}"),
+                                            kind="weights", highlight_row=position, teaching=teaching),
+                     figures.figure_filename("compare_weights", text, f"L{layer}H{head}"), teaching,
+                     key=f"fig-compare-{len(outputs)}")
+        st.markdown(f"Here {quote(word)} looks " + ", ".join(
+            f"**{pct(row[j])}** at {'itself' if j == position else quote(run['keys'][j])}" for j in order) + ".")
+
+a, b = outputs
+cosine = round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)), 2) + 0.0  # no “-0.00”
+st.markdown(
+    f"**The word's output from this head** (step 4) in the two sentences: cosine similarity **{cosine:.2f}** "
+    "(1 = pointing the same way). Below 1 means the context changed the vector the head passes on for "
+    f"{quote(word)}. Try another layer and head in the sidebar.")
+
+
+def word_output(run, layer_, head_):  # -> [d_head], the word's output from one head
+    x_ = run["analysis"].hidden_states[layer_].astype(np.float64)
+    steps_ = core.run_steps(*core.learned_projection(x_, model.head_weights(layer_, head_)))
+    return steps_.output[run["shown"][run["tokens"].index(word)]]
+
+
+def cosine_of(a_, b_) -> float:
+    return float(a_ @ b_ / (np.linalg.norm(a_) * np.linalg.norm(b_) + 1e-12))
+
+
+# Measured, not chosen by hand: the head whose output for the word differs most between the sentences.
+grid = np.array([[cosine_of(word_output(runs[0], la, he), word_output(runs[1], la, he))
+                  for he in range(model.n_heads)] for la in range(model.n_layers)])
+best_layer, best_head = np.unravel_index(int(grid.argmin()), grid.shape)
+
+
+def show_head(layer_: int, head_: int) -> None:
+    st.session_state.update(mode="learned", layer=layer_, head=head_)
+
+
+st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "
+            f"sentences is **layer {best_layer}, head {best_head}** (cosine similarity "
+            f"{round(float(grid.min()), 2) + 0.0:.2f}).")
+if (best_layer, best_head) != (layer, head):
+    st.button(f"Show layer {best_layer}, head {best_head}", on_click=show_head,
+              args=(int(best_layer), int(best_head)), key="compare_show_head")
+if not s.show_special:
+    st.caption("“[CLS] + [SEP]” adds up the attention on the two marker tokens the model puts around every "
+               "sentence (hidden here, not removed: each row still sums to 1).")
+step_nav("pages/compare.py")

@@ -1,0 +1,19 @@
+import streamlit as st
+
+from ui.glossary import TERMS, anchor
+from ui.state import settings
+from ui.text import md
+
+settings()  # a cold link straight to this page still runs through app.py (its sidebar and navigation)
+st.title("Glossary")
+st.markdown("Every word the pages use that you may not know, in plain words. Links on the other pages open the "
+            "entry here in a new tab. Type to filter:")
+wanted = st.text_input("Find a word", key="glossary_filter", placeholder="for example: softmax",
+                       label_visibility="collapsed").strip().lower()
+shown = [term for term, text in TERMS.items() if wanted in term.lower() or wanted in text.lower()]
+if not shown:
+    st.info(f"No entry mentions “{md(wanted)}”. Clear the box to see all {len(TERMS)} entries.")
+for term in shown:
+    st.subheader(term, anchor=anchor(term), divider="gray")
+    st.markdown(TERMS[term])
+st.page_link("pages/home.py", label="Back to the start →")

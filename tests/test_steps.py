@@ -1,0 +1,158 @@
+"""The step pages print and draw the model's own numbers; the small pictures add up; torch loads only on demand."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT, run_app
+
+from attention import core, explain
+from ui.state import DEFAULT_HEAD
+
+LONG = "The animal didn't cross the street because it was too tired."
+
+
+def chart(at, title_start):
+    """The plotly spec whose title starts with title_start."""
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        if spec["layout"]["title"]["text"].startswith(title_start):
+            return spec
+    raise AssertionError(f"no figure titled {title_start!r}")
+
+
+def z_of(spec):
+    z = spec["data"][0]["z"]
+    if isinstance(z, dict):  # plotly's compact binary encoding
+        import base64
+        shape = [int(d) for d in str(z["shape"]).split(",")]
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array(z, dtype=np.float64)
+
+
+def text_of(at):
+    return "\n".join(str(e.value) for kind in ("markdown", "caption", "success", "info") for e in at.get(kind))
+
+
+@pytest.mark.parametrize("special", [False, True])
+def test_learned_numbers_are_the_reference_models_attention(reference, special):
+    """Heatmap and read-out of step 3 (and the home page's heatmap) = PyTorch's attention, nothing renormalised."""
+    layer, head, token = 1, 8, 10 if special else 9   # “it” in LONG, with and without [CLS] in front
+    expected_full = reference.analyze(LONG).attentions[layer, head]
+    is_special = np.array([t in ("[CLS]", "[SEP]") for t in reference.analyze(LONG).tokens])
+    shown = np.arange(len(is_special)) if special else np.flatnonzero(~is_special)
+    hidden = np.setdiff1d(np.arange(len(is_special)), shown)
+    expected = explain.fold_hidden(expected_full[shown], shown, hidden)
+    for page, title in (("pages/step3_softmax.py", "Step 3 · attention weights"),
+                        ("pages/home.py", "Attention weights")):
+        at = run_app(page, LONG, layer=layer, head=head, special=special, token=token)
+        assert not at.exception, at.exception
+        drawn = z_of(chart(at, title))
+        assert drawn.shape == expected.shape
+        np.testing.assert_allclose(drawn, expected, atol=1e-5)
+    row = expected[token]
+    best = int(row.argmax())
+    text = text_of(run_app("pages/step3_softmax.py", LONG, layer=layer, head=head, special=special, token=token))
+    assert f"“it” focuses **{100 * row[best]:.0f}%**" in text
+    if not special:
+        assert "[CLS\\] \\+ \\[SEP\\]" in text  # the hidden share is named in the read-out, not dropped
+
+
+def test_softmax_table_last_column_is_the_row_and_products_sum_to_scores(model):
+    analysis = model.analyze(LONG)
+    x = analysis.hidden_states[0].astype(np.float64)
+    steps = core.run_steps(*core.learned_projection(x, model.head_weights(0, DEFAULT_HEAD)))
+    for i in range(len(x)):
+        products, scores = explain.query_meets_keys(steps.q[i], steps.k)
+        np.testing.assert_allclose(scores, steps.raw[i], rtol=1e-10, atol=1e-10)
+        table = explain.softmax_arithmetic(steps.scaled[i])
+        np.testing.assert_allclose(table[:, 3], steps.weights[i], atol=1e-12)
+        assert table[:, 1].max() == 0 and table[:, 2].max() == 1
+    folded = explain.fold_hidden(steps.weights, np.arange(1, len(x) - 1), np.array([0, len(x) - 1]))
+    np.testing.assert_allclose(folded.sum(1), 1, atol=1e-12)
+
+
+def test_softmax_table_on_the_page_ends_with_the_model_row(reference):
+    at = run_app("pages/step3_softmax.py", LONG, layer=1, head=8, token=9)
+    table = chart(at, "Softmax of the row")["data"][0]["cells"]["values"]
+    last = np.array(table[-1], dtype=float)
+    np.testing.assert_allclose(last, reference.analyze(LONG).attentions[1, 8][10], atol=1e-4)  # printed to 4 places
+
+
+def test_default_head_shows_a_pattern_a_student_can_see(model):
+    """The first screen's head: measurably the previous-token head on the default and the pronoun sentence."""
+    from attention.heads import describe_heads
+
+    for sentence in ("I am good.", LONG):
+        analysis = model.analyze(sentence)
+        name, share = describe_heads(analysis.attentions[0], analysis.tokens, analysis.is_special)[DEFAULT_HEAD]
+        assert name == "previous token" and share > 0.9
+
+
+def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads():
+    toy = run_app("pages/step3_softmax.py", mode="identity")
+    assert "Toy numbers" in text_of(toy)
+    slide = run_app("pages/step3_softmax.py", teach=True)
+    assert not slide.get("download_button") and "same numbers as the model" not in text_of(slide)
+    assert not slide.get("arrow_data_frame")
+    normal = run_app("pages/step3_softmax.py")
+    assert "✓ The same numbers as the model" in text_of(normal)
+
+
+def test_pytorch_button_reports_the_measured_difference(reference):
+    at = run_app("pages/step3_softmax.py", LONG, layer=1, head=8)
+    at.button(key="pytorch-check").click().run()
+    assert not at.exception, at.exception
+    [report] = [s.value for s in at.success if "PyTorch's own attention" in s.value]
+    assert "layer 1, head 8" in report and "less than 0.00001" in report
+
+
+def test_the_app_does_not_import_torch_before_the_button():
+    """A fresh interpreter (this test process may have torch already): run the app and two step pages."""
+    script = (
+        "import sys; sys.path.insert(0, 'tests'); from conftest import run_app\n"
+        "for page in ('pages/home.py', 'pages/step3_softmax.py', 'pages/compare.py'):\n"
+        "    at = run_app(page); assert not at.exception, at.exception\n"
+        "print('torch' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_compare_page_follows_the_shared_word_as_the_sentences_change():
+    at = run_app("pages/compare.py")
+    assert not at.exception, at.exception
+    assert at.session_state["compare_word"] == "bank"
+    assert any(m.value.startswith("Of all 72 heads, the one whose output for “bank” differs most") for m in at.markdown)
+    at.text_input(key="compare_a").input("The cat sat on the mat.").run()
+    at.text_input(key="compare_b").input("A cat ran.").run()
+    assert not at.exception, at.exception
+    assert at.session_state["compare_word"] == "cat"   # "bank" is gone: the choice follows the input
+    at.text_input(key="compare_b").input("A dog ran").run()
+    assert not at.exception and any("share no token" in i.value for i in at.info)
+
+
+def test_step4_says_the_self_share_once():
+    at = run_app("pages/step4_output.py", LONG, layer=1, head=8, token=9)
+    [line] = [m.value for m in at.markdown if m.value.startswith("**What changed:**")]
+    assert "comes from the other tokens" in line and line.count("cosine similarity") == 1
+
+
+def test_every_step_page_has_previous_and_next():
+    for page in ("pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
+                 "pages/step4_output.py"):
+        at = run_app(page)
+        labels = [link.label for link in at.get("page_link")]
+        assert any(label.startswith("← Previous") for label in labels), page
+        assert any(label.startswith("Next") for label in labels), page
+
+
+def test_token_chips_under_the_title_select_the_sidebar_token():
+    at = run_app("pages/step3_softmax.py", "The cat sat on the mat.")
+    [chips] = at.get("button_group")
+    assert chips.value == 0
+    chips.set_value(2).run()
+    assert not at.exception and at.session_state["token"] == 2
+    assert not run_app("pages/step3_softmax.py", teach=True).get("button_group")  # no chips on slides

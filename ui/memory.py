@@ -1,0 +1,148 @@
+"""A process-wide cache bounded in bytes, for the per-sentence model passes every session shares.
+
+Streamlit's own caches count entries, not bytes, and hand each session a fresh copy: one 256-token sentence
+is ~25 MB of hidden states and attentions, so eight entries (and their copies) outgrow a ~700 MB demo.
+Here every value is stored once, shared read-only, and the least recently used ones leave when the total
+passes the budget.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Callable, Hashable
+
+import numpy as np
+
+# Give freed memory back to the system once this much has been evicted (glibc keeps it otherwise, so an idle
+# server would stay at its peak).
+_TRIM_AFTER_BYTES = 8 * 2**20
+
+
+def nbytes(value: Any) -> int:
+    """The bytes of the numpy arrays inside a value (arrays, dataclasses, lists, tuples, dicts)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name)) for f in dataclasses.fields(value))
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    if isinstance(value, dict):
+        return sum(nbytes(v) for v in value.values())
+    return 0
+
+
+def freeze(value: Any) -> Any:
+    """Make every array inside a value read-only: a shared value changed in place would change it for all."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            freeze(getattr(value, f.name))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            freeze(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            freeze(v)
+    return value
+
+
+def release_free_memory() -> None:
+    """Ask glibc to return freed heap pages to the system (no-op elsewhere)."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class ByteBudgetCache:
+    """Least-recently-used cache whose values together stay within budget_bytes.
+
+    A value larger than a quarter of the budget is returned but not kept: one very long text cannot push
+    every classmate's sentence out. Each key is computed once even when many sessions ask at the same time,
+    and at most max_computing keys at once: a computation's temporary arrays are several times its result
+    (a class sending long texts together would otherwise add them all up), and two cores gain nothing from
+    more. A compute function must not ask the same cache for another key (it could wait for itself).
+    """
+
+    def __init__(self, budget_bytes: int, max_computing: int = 2):
+        self.budget_bytes = budget_bytes
+        self._computing = threading.BoundedSemaphore(max_computing)
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+        self._evicted_since_trim = 0
+
+    @property
+    def total_bytes(self) -> int:
+        with self._lock:
+            return sum(size for _, size in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key][0]
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:  # another session may have computed it while this one waited
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+                    return self._entries[key][0]
+            try:
+                with self._computing:
+                    value = freeze(compute())
+            finally:
+                with self._lock:
+                    self._key_locks.pop(key, None)
+            self._store(key, value, nbytes(value))
+            return value
+
+    def _store(self, key: Hashable, value: Any, size: int) -> None:
+        if size > self.budget_bytes // 4:
+            return
+        trim = False
+        with self._lock:
+            self._entries[key] = (value, size)
+            total = sum(s for _, s in self._entries.values())
+            while total > self.budget_bytes and len(self._entries) > 1:
+                _, (_, evicted) = self._entries.popitem(last=False)
+                total -= evicted
+                self._evicted_since_trim += evicted
+            if self._evicted_since_trim >= _TRIM_AFTER_BYTES:
+                self._evicted_since_trim, trim = 0, True
+        if trim:
+            release_free_memory()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+        release_free_memory()
+
+
+_trimmer_started = threading.Event()
+
+
+def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
+    """Once per process: hand freed memory back to the system every interval (an idle server shrinks).
+
+    A page's temporary arrays and figure payloads are freed when its run ends, but glibc keeps the pages in
+    each thread's arena, so after a class's long texts the server would stay at its peak for good.
+    """
+    if _trimmer_started.is_set():
+        return
+    _trimmer_started.set()
+
+    def trim_forever():
+        while True:
+            time.sleep(interval_seconds)
+            release_free_memory()
+
+    threading.Thread(target=trim_forever, name="memory-trimmer", daemon=True).start()

@@ -1,0 +1,235 @@
+"""The "why" questions students ask, answered where they arise, with the live numbers of their sentence.
+
+Each `*_whys(view, query)` returns (question, answer) pairs of Markdown, computed from the view; the
+matching `show_*` draws them on the page (a page adds one line that calls it). `query` is the page's URL
+parameters, carried into the glossary links so an entry opens on the same sentence.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import streamlit as st
+
+from attention import core
+
+from . import figures
+from .glossary import term_link
+from .state import View
+from .text import pct, quote
+
+Whys = list[tuple[str, str]]
+
+
+def _show(whys: Whys, teaching: bool) -> None:
+    """Visible on the page; tucked into an expander in teaching mode, so a slide stays clean."""
+    if teaching:
+        with st.expander("Why? The questions students ask"):
+            for question, answer in whys:
+                st.markdown(f"**{question}** {answer}")
+        return
+    for question, answer in whys:
+        st.markdown(f"##### {question}")
+        st.markdown(answer)
+
+
+def _query() -> dict[str, str]:
+    return {key: st.query_params[key] for key in st.query_params}
+
+
+def _pieces(view: View, word: str) -> list[str]:
+    return [t for t in view.model.tokenize(word) if t not in view.model.special_tokens]
+
+
+def _joined(pieces: list[str]) -> str:
+    return " + ".join(quote(p) for p in pieces)
+
+
+# --- home: the tokens, where they are first shown
+
+def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
+    sentence = view.settings.sentence
+    words = re.findall(r"\S+", sentence)[:60]
+    notes = []
+    upper = next((w for w in words if any(c.isupper() for c in w)), None)
+    if upper:
+        pieces = _pieces(view, upper)
+        notes.append(f"The model is *uncased*: it reads every letter as lower case, so {quote(upper)} shows as "
+                     f"{_joined(pieces)}.")
+    split = next(((w, p) for w in re.findall(r"\w+", sentence)[:60] for p in [_pieces(view, w)]
+                  if any(t.startswith("##") for t in p)), None)
+    if split:
+        notes.append(f"A word the model does not know whole is cut into "
+                     f"{term_link('word piece (##)', 'word pieces', query)}: {quote(split[0])} becomes {_joined(split[1])}. “##” means “glued to the piece before”.")
+    apostrophe = next((w for w in words if re.search(r"\w['’]\w", w)), None)
+    if apostrophe:
+        notes.append(f"An apostrophe is punctuation, so it splits the word: {quote(apostrophe)} becomes "
+                     f"{_joined(_pieces(view, apostrophe))}.")
+    punctuation = sorted({t for t in view.tokens if t and not any(c.isalnum() for c in t)})
+    if punctuation:
+        notes.append("Punctuation marks are tokens of their own (" + ", ".join(quote(t) for t in punctuation[:6])
+                     + "): they take part in attention like words.")
+    special = ("They are shown here." if view.settings.show_special
+               else "They are hidden here; tick “Show [CLS] and [SEP]” in the sidebar to see them.")
+    notes.append(f"The model also adds {term_link('[CLS] and [SEP]', '[CLS] and [SEP]', query)} at the start "
+                 f"and end. {special}")
+    intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. Your sentence has "
+             f"{len(view.tokens)} of them.")
+    return [("Why do the tokens look like that?", "\n".join([intro, ""] + [f"- {note}" for note in notes]))]
+
+
+def show_tokens(view: View) -> None:
+    _show(token_whys(view, _query()), view.settings.teaching)
+
+
+# --- step 1: self-attention versus attention between two sequences
+
+def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
+    n = len(view.tokens)
+    return [
+        ("Why “self”-attention?",
+         f"Here the {term_link('query, key, value', 'queries, keys and values', query)} all come from your own "
+         f"sentence, so it looks at itself: the score matrix is {n} × {n}, one row and one column per token. "
+         f"In {term_link('cross-attention', 'attention between two sequences', query)}, as in a translation model, "
+         "the queries come from the sentence being written and the keys and values from the sentence being read; "
+         "its matrix has one row per written token and one column per read token."),
+        ("Where do Q, K and V come from?",
+         f"Each token's {term_link('embedding', 'embedding', query)} (a list of numbers that stands for it) is "
+         f"multiplied by three learned tables, {term_link('W_Q, W_K, W_V', 'W_Q, W_K and W_V', query)}. "
+         f"Each result has d_k = {view.steps.d_k} numbers, the {term_link('dimension', 'dimensions', query)} you "
+         "see as columns."),
+    ]
+
+
+def show_step1(view: View) -> None:
+    _show(step1_whys(view, _query()), view.settings.teaching)
+
+
+# --- step 2: gradients, and why scaling matters for them
+
+def softmax_slopes(row) -> np.ndarray:  # [n] weights -> [n] d w_j / d score_j = w_j (1 - w_j)
+    return row * (1 - row)
+
+
+def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
+    s, i = view.steps, view.token
+    scaled_row, unscaled_row = s.weights[i], core.softmax(s.raw[i:i + 1])[0]
+    with_scaling, without = softmax_slopes(scaled_row).max(), softmax_slopes(unscaled_row).max()
+    return [
+        ("What is a gradient, and why should I care here?",
+         f"A {term_link('gradient', 'gradient', query)} says how much a result changes when one input is nudged. "
+         "Training follows gradients to improve W_Q and W_K. For softmax, a weight w moves at the rate w × (1 − w) "
+         "when its own score is nudged: 0.25 at most (for w = 50%), almost 0 when w is near 0 or 100%. "
+         f"For {quote(view.token_label)} the fastest rate is **{with_scaling:.3f}** with scaling and "
+         f"**{without:.3f}** without it: "
+         + ("unscaled, the row is nearly all-or-nothing and barely learns." if without < with_scaling
+            else "on this row scaling does not slow learning down.")),
+    ]
+
+
+def show_step2(view: View) -> None:
+    _show(step2_whys(view, _query()), view.settings.teaching)
+
+
+# --- step 3: rows that sum to 1, row by row, differentiable
+
+def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
+    s, i, tokens = view.steps, view.token, view.tokens
+    n, me, row = len(tokens), quote(view.token_label), s.weights[i]
+    sums, columns = s.weights.sum(axis=1), s.weights.sum(axis=0)
+    whole = core.softmax(s.scaled.reshape(1, -1))[0].reshape(n, n)  # one softmax over every cell at once
+    top = int(row.argmax())
+    nudged = core.softmax((s.scaled[i] + 0.1 * (np.arange(n) == top))[None])[0]
+    return [
+        ("Why must every row add up to 1?",
+         "Each weight is a share of one token's attention, so the output of step 4 is a weighted *average* of "
+         "the values. An average stays the same size for 4 tokens or 400. "
+         + (f"Your {n} rows each add up to {sums.mean():.4f} (computed)." if np.ptp(sums) < 5e-5 else
+            f"Your {n} rows add up to between {sums.min():.4f} and {sums.max():.4f}.")),
+        ("Why row by row, and not over the whole matrix?",
+         f"Each row is one token asking “where should I look?”, and each asker needs its own answer. A single "
+         f"{term_link('softmax', 'softmax', query)} over all {n * n} cells would give the row of {me} "
+         f"{pct(whole[i].sum())} in total instead of 100%, and a token with one strong match would take attention "
+         f"from every other token. Columns are not shares: yours add up to between {columns.min():.2f} and "
+         f"{columns.max():.2f}."),
+        ("Why does it matter that softmax is “differentiable”?",
+         f"{term_link('differentiable', 'Differentiable', query)} means that a small change of a score gives a "
+         "small change of the weights, with no jumps, so training can tell which way to move. "
+         f"Raise the score of {me} for {quote(tokens[top])} by 0.1 and its weight goes from {pct(row[top])} to "
+         f"{pct(nudged[top])}. A hard “pick the best” would stay at 100% and give training nothing to follow."),
+    ]
+
+
+def show_step3(view: View) -> None:
+    _show(step3_whys(view, _query()), view.settings.teaching)
+
+
+# --- step 4: why V, what context buys, what comes next
+
+def _cosine(a, b) -> float:
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
+
+
+def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
+    s, i, tokens = view.steps, view.token, view.tokens
+    me, row = quote(view.token_label), s.weights[i]
+    top = int(row.argmax())
+    layer = view.settings.layer if view.settings.mode == "learned" else 0
+    position = int(view.shown[i])
+    block_in = view.analysis.hidden_states[layer][position]
+    after_attention = view.analysis.attention_outputs[layer][position]
+    after_layer = view.analysis.hidden_states[layer + 1][position]
+    same = ("In this toy mode Q = K = V, so here the three are the same vectors; the real model learns three "
+            "different ones." if view.settings.mode == "identity" else "")
+    return [
+        ("Why are the values mixed, and not the queries or keys?",
+         "Queries and keys decide *where* to look: they only ever meet in the scores. Values are *what* is passed "
+         "on. Keeping them apart lets a token be found for one reason and contribute something else. "
+         f"The output of {me} is {pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares. {same}"),
+        ("How does this help translation or summarising?",
+         f"After this step {me} carries {pct(1 - row[i])} of its vector from the other tokens. A translator or "
+         "summariser then sees each word as it is meant *in this sentence* (“bank” by a river, “it” as the dog), "
+         "and links far-apart words in one step."),
+        ("Where does the output go next?",
+         f"In the real model this head's {s.output.shape[1]} numbers are joined with the other heads' and mixed by "
+         f"{term_link('W_O', 'W_O', query)}; the token's input is added back "
+         f"({term_link('residual connection', 'the residual', query)}) and "
+         f"{term_link('LayerNorm', 'LayerNorm', query)} rescales it; then a "
+         f"{term_link('feed-forward network', 'feed-forward network', query)} transforms each token on its own. "
+         f"Measured for {me} in layer {layer}: its vector before and after attention has a "
+         f"{term_link('cosine similarity', 'cosine similarity', query)} of "
+         f"{_cosine(block_in, after_attention):.2f} (the residual keeps the word), and after the feed-forward "
+         f"network {_cosine(block_in, after_layer):.2f}. The next layer starts from there."),
+    ]
+
+
+def show_step4(view: View) -> None:
+    _show(step4_whys(view, _query()), view.settings.teaching)
+
+
+# --- what-if lab: uniform weights, with a picture
+
+def uniform_spread(steps: core.AttentionSteps) -> tuple[np.ndarray, np.ndarray]:  # -> [n], [n]
+    """Each token's distance from the average output: with the real weights, and with uniform ones (all 0)."""
+    n = steps.weights.shape[0]
+    uniform_output = core.weighted_sum(np.full((n, n), 1 / n), steps.v)
+    normal = np.linalg.norm(steps.output - steps.output.mean(axis=0), axis=1)
+    uniform = np.linalg.norm(uniform_output - uniform_output.mean(axis=0), axis=1)
+    return normal, uniform
+
+
+def show_whatif(view: View) -> None:
+    normal, uniform = uniform_spread(view.steps)
+    n, teaching = len(view.tokens), view.settings.teaching
+    st.subheader("What if every weight were the same?")
+    st.markdown(
+        f"With uniform weights each token gives 1/{n} = {1 / n:.3f} to every token, so every output is the same "
+        "vector: the average of the values. No token can tell who is asking. The bars show how far each token's "
+        f"output is from the average output: with the real weights up to **{normal.max():.2f}**, with uniform "
+        f"weights **{uniform.max():.2f}** for every token.")
+    figures.show(figures.compare_bars({"real weights": normal, "uniform weights": uniform}, view.tokens,
+                                      "How far each output is from the average output", teaching=teaching,
+                                      percent=False),
+                 figures.figure_filename("whatif_uniform", view.settings.sentence, view.code), teaching,
+                 key="why-uniform")
