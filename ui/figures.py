@@ -134,6 +134,8 @@ def _readable_axis(axis: dict, tick_size: int) -> dict:
     """Dark tick labels at the page's size; labels that do not fit turn upright (never at a slant, which
     overlaps its neighbours) and plotly thins them; the margins grow to hold them."""
     axis = dict(axis)
+    if axis.get("side") == "top":
+        del axis["side"]  # the title owns the top margin (see _figure)
     font = {"size": tick_size, "color": TICK_COLOUR, **axis.get("tickfont", {})}
     axis["tickfont"] = font
     axis.setdefault("automargin", True)
@@ -193,7 +195,8 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     largest = float(np.abs(matrix).max()) if matrix.size else 0.0
     decimals = 1 if largest >= 10 else 2
     widest = len(f"{-largest if (matrix < 0).any() else largest:.{decimals}f}")
-    limit = (value_limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)) * 4 // max(widest, 4)
+    limit = (value_limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)) * 4 // \
+        (4 if widest <= 4 else widest + 1)  # "-10.8" needs its sign and a gap: wider than 5/4 of "0.07"
     show_values = values_fit(matrix.shape[0], matrix.shape[1], teaching, limit)
     sizes = font_sizes(teaching)
     if kind == "weights":
