@@ -3,10 +3,15 @@
 import streamlit as st
 
 import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
+from ui import figures
 from ui.page import apply_teaching_layout
 from ui.state import long_input_slot, preload_model, sidebar_ui
 
-st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide")
+# Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
+# is read from the link or from this session's last run.
+_teaching = st.session_state.get("teach", st.query_params.get("teach") == "true") is True
+st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide",
+                   initial_sidebar_state="collapsed" if _teaching else "auto")
 
 pages = {
     "Start": [st.Page("pages/home.py", title="What self-attention does", icon="🏠", default=True)],
@@ -32,5 +37,6 @@ preload_model()
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
+st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # an "SVG" button beside each camera
 with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
     navigation.run()

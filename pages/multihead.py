@@ -5,7 +5,7 @@ from attention import core
 from attention.heads import describe_heads, head_distances
 from ui import figures
 from ui.state import load_analysis, settings
-from ui.text import md, pct
+from ui.text import md, pct, shorten
 
 st.title("Multi-head attention: 12 heads look in 12 ways")
 s = settings()
@@ -41,7 +41,7 @@ ok = weights_gap <= 1e-5
 labels = describe_heads(weights, tokens, analysis.is_special)
 titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]
 figures.show(figures.small_multiples(list(weights), tokens, titles,
-                                     f"Layer {layer}: attention weights of all 12 heads · “{s.sentence[:40]}”",
+                                     f"Layer {layer}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching),
              figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
 
@@ -84,7 +84,10 @@ st.markdown(
 tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's next step gets this)"])
 for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
     with tab:
+        by_head = name == "concat"  # only the concatenation's columns belong to one head each
         figures.show(figures.matrix_heatmap(matrix, tokens, None, f"Layer {layer} · {name}", kind="vectors",
-                                            teaching=teaching, x_title="dimension", y_title="token"),
+                                            teaching=teaching, y_title="token",
+                                            x_title="dimension, in blocks of one head" if by_head else "dimension",
+                                            column_groups=model.d_head if by_head else None),
                      figures.figure_filename(f"multihead_{name}", s.sentence, f"L{layer}"), teaching,
                      key=f"mh-{name}")

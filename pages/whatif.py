@@ -44,7 +44,8 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
     with column:
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.code),
-                                            kind="weights", highlight_row=i, teaching=teaching),
+                                            kind="weights", highlight_row=i, teaching=teaching,
+                                            value_limit=10 if teaching else 8),  # half-width: smaller cells
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,

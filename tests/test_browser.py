@@ -86,7 +86,7 @@ def test_shared_link_restores_the_view(server, page):
                                     "special": "true", "token": 2})  # token by index
     page.goto(f"{server}/step3_softmax?{query}")
     wait_for_page(page)
-    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
     assert "layer 2 head 5" in title and "The cat sat" in title
     assert "[CLS]" in heatmap_ticks(page)
     assert page.get_by_text("Reading the row of “cat”").count() == 1
@@ -99,7 +99,7 @@ def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     wait_for_page(page)
     assert page.dialogs == []
     assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
-    title = page.locator(".js-plotly-plot .gtitle", has_text="raw scores").first.text_content()
+    title = page.locator(".js-plotly-plot .g-gtitle", has_text="raw scores").first.text_content()
     assert "layer 0 head 2" in title  # invalid layer/head ignored, defaults used
     assert page.get_by_text("The link's layer value").count() == 1
     assert "<img" in title  # the user's text is shown, as text
@@ -131,7 +131,7 @@ def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
         page.wait_for_timeout(2000)
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator('[data-testid="stSidebar"] textarea').input_value() == "Cats run fast"
-        title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+        title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
         assert "Step 3" in title and "Cats run fast" in title and "layer 2 head 5" in title
         page.close()
 
@@ -142,7 +142,7 @@ def test_open_a_pronoun_head_in_the_step_pages(server, page):
     page.get_by_role("button", name="Open this head in the four step pages →").click()
     page.wait_for_url("**/step3_softmax**", timeout=60_000)
     wait_for_page(page)
-    title = page.locator(".js-plotly-plot .gtitle >> visible=true").first.text_content()
+    title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
     assert "A dog ate the food" in title and "learned weights, layer 5 head 11" in title  # most weight on "dog"
     assert page.get_by_text("Reading the row of “it”").count() == 1
     assert "sentence=A+dog" in page.url

@@ -1,6 +1,7 @@
 """The figure builders skip plotly's validation for speed, so these tests validate what they build."""
 
 import json
+import re
 
 import numpy as np
 import plotly.graph_objects as go
@@ -63,7 +64,8 @@ def test_invalid_spec_is_caught_by_the_validation_these_tests_use():
 def test_small_multiples_lay_out_one_grid_cell_per_head_top_row_first():
     layout = figures.small_multiples([WEIGHTS] * 6, TOKENS, [f"H{h}" for h in range(6)], "t", columns=4).layout
     assert layout.xaxis.domain[0] == 0 and layout.xaxis4.domain[1] == pytest.approx(1)
-    assert layout.yaxis.domain[1] == pytest.approx(1) and layout.yaxis5.domain[0] == pytest.approx(0)
+    # The top row ends a little below 1: its head titles sit above it, under the figure's own title.
+    assert 0.9 < layout.yaxis.domain[1] < 1 and layout.yaxis5.domain[0] == pytest.approx(0)
     assert [a.text for a in layout.annotations] == [f"H{h}" for h in range(6)]
     assert layout.annotations[0].x == pytest.approx(sum(layout.xaxis.domain) / 2)
     # Row labels once per grid row, on the left: inner columns' labels would sit on the neighbouring heatmap.
@@ -78,3 +80,39 @@ def test_heatmap_writes_values_in_cells_only_while_they_fit():
     assert small.data[0].texttemplate == "%{z:.2f}"
     assert big.data[0].texttemplate is None
     assert big.data[0].z.dtype == np.float32
+
+
+def test_the_sentence_moves_to_a_subtitle_and_long_titles_wrap():
+    title = figures.figure_title("Step 3 · attention weights", "The animal didn't cross the street because it "
+                                 "was too tired.", "learned weights, layer 0 head 3")
+    layout = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, title).layout
+    assert layout.title.text == "Step 3 · attention weights"
+    assert layout.title.subtitle.text.startswith("“The animal") and layout.title.subtitle.text.endswith("head 3")
+    long = figures.line_chart([1, 2], {"s": [1.0, 2.0]}, "Spread (standard deviation) of 2,000 random dot "
+                              "products as d_k grows", "d_k", "std").layout
+    assert long.title.text.count("<br>") == 1 and long.margin.t > layout.margin.t
+
+
+def test_signed_values_too_wide_for_the_cells_are_left_out():
+    tokens = [f"w{i}" for i in range(12)]
+    small_values = figures.matrix_heatmap(RNG.random((12, 12)), tokens, tokens, "t")
+    wide_values = figures.matrix_heatmap(-20 * RNG.random((12, 12)), tokens, tokens, "t", kind="signed")
+    assert small_values.data[0].texttemplate == "%{z:.2f}"
+    assert wide_values.data[0].texttemplate is None  # "-12.3" needs more room than 12 cells a side give
+    assert figures.matrix_heatmap(-20 * RNG.random((6, 6)), TOKENS, TOKENS, "t",
+                                  kind="signed").data[0].texttemplate == "%{z:.1f}"
+
+
+def test_teaching_mode_ticks_are_large_and_dark():
+    layout = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, "t", teaching=True).layout
+    assert layout.xaxis.tickfont.size >= 18 and layout.yaxis.tickfont.color == figures.TICK_COLOUR
+    assert layout.title.font.size >= 22
+
+
+def test_download_config_names_the_png_and_the_page_adds_an_svg_button():
+    config = figures.download_config("step3_weights_i-am-good_L0H0")
+    assert config["toImageButtonOptions"] == {"format": "png", "filename": "step3_weights_i-am-good_L0H0",
+                                              "scale": 3}
+    assert "options.format = 'svg'" in figures.SVG_EXPORT_HTML
+    script = figures.SVG_EXPORT_HTML.split("<script>")[1].removesuffix("</script>")
+    assert not re.search(r"<[/\w]", script)  # markup-like text inside: Streamlit's HTML sanitizer drops it all

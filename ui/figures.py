@@ -8,6 +8,7 @@ slower than the model pass. tests/test_figures.py validates every builder's spec
 from __future__ import annotations
 
 import html
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -23,6 +24,15 @@ DISTANCE_SCALE = get_colorscale("Viridis_r")
 HIGHLIGHT = "#f59e0b"
 CELL_TEXT_LIMIT = 14          # tokens per side up to which values are written in the cells
 TEACHING_CELL_TEXT_LIMIT = 18
+TICK_COLOUR = "#1f2937"       # near-black: light grey tick labels vanish on a projector
+SUBTITLE_COLOUR = "#4b5563"
+# Plotly's toolbar floats over the figure's top-right corner while the pointer is on it (and so in a
+# screenshot taken then). The title block starts this far down, so the toolbar never covers it.
+TOOLBAR_BAND = 38
+SUBTITLE_CHARS = 80
+# A longer title is wrapped onto more lines: the narrowest figure (half a page, or a column beside the text)
+# holds about this many characters of title at each size.
+TITLE_LINE_CHARS = {False: 46, True: 44}
 # Streamlit themes a chart through its layout.template; an empty one keeps that theme without shipping
 # (and deep-copying on every rerun) plotly's 10 KB default template.
 EMPTY_TEMPLATE = {"layout": {}}
@@ -47,20 +57,94 @@ def axis_labels(tokens) -> list[str]:
     return labels
 
 
+def split_title(title: str) -> tuple[str, str]:
+    """'Step 3 · weights · “sentence” · view' → ('Step 3 · weights', '“sentence” · view').
+
+    The part from the quoted sentence on becomes a smaller subtitle, so a long sentence never pushes
+    the title out of a narrow figure.
+    """
+    head, separator, tail = title.partition(" · “")
+    if not separator or not head:
+        return title, ""
+    return head, shorten("“" + tail, SUBTITLE_CHARS)
+
+
+def font_sizes(teaching: bool) -> dict[str, int]:
+    """Screen sizes, or slide sizes that stay readable from the back of a classroom."""
+    if teaching:
+        return {"base": 16, "title": 24, "subtitle": 17, "tick": 18, "cell": 16}
+    return {"base": 13, "title": 17, "subtitle": 13, "tick": 12, "cell": 12}
+
+
+def title_lines(title: str, teaching: bool) -> list[str]:
+    """The main title, wrapped at word boundaries so it is never cut off at a narrow figure's edge."""
+    main, _ = split_title(title)
+    return textwrap.wrap(main, TITLE_LINE_CHARS[teaching], break_long_words=False) or [main]
+
+
+def _line_lift(sizes: dict[str, int]) -> int:
+    """How far plotly lifts a top-anchored title per extra line (it centres the lines on the anchor)."""
+    return int(0.75 * sizes["title"])
+
+
+def title_block_height(title: str, teaching: bool) -> int:
+    """Pixels the toolbar band, title and subtitle take at the top of a figure."""
+    sizes = font_sizes(teaching)
+    _, subtitle = split_title(title)
+    lines = len(title_lines(title, teaching))
+    return (TOOLBAR_BAND + _line_lift(sizes) * (lines - 1) + int(1.35 * sizes["title"] * lines)
+            + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18)
+
+
 def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
             **layout) -> go.Figure:
-    """The shared frame of every figure: a left-aligned title, font sizes for screen or slides, margins."""
-    size = 18 if teaching else 13
+    """The shared frame of every figure: a left-aligned title (sentence in a subtitle), slide-size fonts, margins.
+
+    The title owns the top margin, below the toolbar's band. Axes therefore sit at the bottom and left, where
+    plotly's automargin gives long or upright labels their room (a top axis's labels ran into the title:
+    plotly's title automargin does not count them). top_axis is accepted and ignored, for older callers.
+    """
+    sizes = font_sizes(teaching)
+    _, subtitle = split_title(title)
+    main = "<br>".join(html.escape(line, quote=False) for line in title_lines(title, teaching))
+    # plotly lifts a wrapped title by part of a line; the extra pad keeps its first line below the toolbar.
+    extra_lines = main.count("<br>")
+    title_spec = {"text": main, "font": {"size": sizes["title"]},
+                  "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
+                  "yref": "container", "pad": {"t": TOOLBAR_BAND + _line_lift(sizes) * extra_lines, "l": 6}}
+    if subtitle:
+        title_spec["subtitle"] = {"text": html.escape(subtitle, quote=False),
+                                  "font": {"size": sizes["subtitle"], "color": SUBTITLE_COLOUR}}
+    top = title_block_height(title, teaching)
     frame = {
         "template": EMPTY_TEMPLATE,
-        "title": {"text": html.escape(title, quote=False), "font": {"size": size + 4}, "x": 0.0,
-                  "xanchor": "left", "y": 0.99, "yanchor": "top", "yref": "container"},
-        "font": {"size": size},
-        "margin": {"l": 10, "r": 10, "t": 110 if top_axis else 60, "b": 10},
+        "title": title_spec,
+        "font": {"size": sizes["base"]},
+        "margin": {"l": 10, "r": 10, "t": top, "b": 10, "pad": 2},
     }
     if height is not None:
-        frame["height"] = height
+        frame["height"] = height + top - 60  # builders size the plot area for the old 60 px title margin
+    for name, axis in layout.items():
+        if name.startswith(("xaxis", "yaxis")):
+            layout[name] = _readable_axis(axis, sizes["tick"])
     return go.Figure({"data": traces, "layout": {**frame, **layout}}, _validate=False)
+
+
+def _readable_axis(axis: dict, tick_size: int) -> dict:
+    """Dark tick labels at the page's size; labels that do not fit turn upright (never at a slant, which
+    overlaps its neighbours) and plotly thins them; the margins grow to hold them."""
+    axis = dict(axis)
+    if axis.get("side") == "top":
+        del axis["side"]  # the title owns the top margin (see _figure)
+    font = {"size": tick_size, "color": TICK_COLOUR, **axis.get("tickfont", {})}
+    axis["tickfont"] = font
+    axis.setdefault("automargin", True)
+    if axis.get("type") == "category":
+        axis.setdefault("autotickangles", [0, 90])
+    title = axis.get("title")
+    if isinstance(title, dict):
+        axis["title"] = {"standoff": 6, "font": {"color": SUBTITLE_COLOUR, "size": max(13, tick_size - 2)}, **title}
+    return axis
 
 
 def _category_axis(**extra) -> dict:
@@ -76,7 +160,7 @@ def _axis_title(text: str) -> dict:
 
 
 def figure_title(step: str, sentence: str, view_label: str) -> str:
-    return f"{step} · “{shorten(sentence, 40)}” · {view_label}"
+    return f"{step} · “{shorten(sentence, 32)}” · {view_label}"
 
 
 def _row_outline(row: int) -> dict:
@@ -84,19 +168,37 @@ def _row_outline(row: int) -> dict:
             "line": {"color": HIGHLIGHT, "width": 3}, "fillcolor": "rgba(0,0,0,0)"}
 
 
+def values_fit(n_rows: int, n_cols: int, teaching: bool, limit: int | None = None) -> bool:
+    """Whether a 4-character value ("0.07") fits in every cell: up to CELL_TEXT_LIMIT tokens a side on screen
+    (a figure beside the text still gives such a cell ~28 px), more at slide size and full width."""
+    limit = limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)
+    return n_rows <= limit and n_cols <= limit
+
+
 def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
                    highlight_row: int | None = None, teaching: bool = False,
                    x_title: str = "key token (looked at)", y_title: str = "query token (looking)",
-                   bound: float | None = None):
+                   value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None):
     """A matrix with tokens on the axes. kind: 'weights' (0..1), 'signed' (diverging at 0) or 'vectors'.
 
+    value_limit: the most tokens a side with values written in the cells (lower it for a half-width figure).
+    column_groups: for a wide vector matrix made of equal blocks (the 12 heads' 32 numbers each), the block
+    width: the blocks are separated by white lines and the axis names the blocks (H0, H1, …) instead of
+    384 column numbers.
     bound: the colour range ±bound for signed/vector kinds (shared by figures that must compare); default
-    the matrix's own largest magnitude."""
+    the matrix's own largest magnitude.
+    """
     matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
     rows = axis_labels(row_tokens)
     cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
-    limit = TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT
-    show_values = matrix.shape[0] <= limit and matrix.shape[1] <= limit
+    # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
+    largest = float(np.abs(matrix).max()) if matrix.size else 0.0
+    decimals = 1 if largest >= 10 else 2
+    widest = len(f"{-largest if (matrix < 0).any() else largest:.{decimals}f}")
+    limit = (value_limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)) * 4 // \
+        (4 if widest <= 4 else widest + 1)  # "-10.8" needs its sign and a gap: wider than 5/4 of "0.07"
+    show_values = values_fit(matrix.shape[0], matrix.shape[1], teaching, limit)
+    sizes = font_sizes(teaching)
     if kind == "weights":
         colour = {"colorscale": WEIGHTS_SCALE, "zmin": 0.0, "zmax": 1.0}
     else:
@@ -104,23 +206,30 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         colour = {"colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0}
     trace = {
         "type": "heatmap", "z": matrix, "x": cols, "y": rows, **colour,
-        "textfont": {"size": 16 if teaching else 12},
+        "textfont": {"size": sizes["cell"]},
         "hovertemplate": f"{html.escape(y_title)}: %{{y}}<br>{html.escape(x_title)}: %{{x}}<br>"
                          f"value: %{{z:.4f}}<extra></extra>",
-        "colorbar": {"thickness": 12},
+        "colorbar": {"thickness": 12, "tickfont": {"size": sizes["tick"] - 2 if teaching else 11}},
         "xgap": 1 if show_values else 0, "ygap": 1 if show_values else 0,
     }
     if show_values:
-        trace["texttemplate"] = "%{z:.2f}"
+        trace["texttemplate"] = f"%{{z:.{decimals}f}}"
     shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
-    height = int(min(900, 140 + side * (42 if teaching else 32))) if col_tokens is not None else \
-        int(min(700, 140 + side * 26))
+    # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
+    row_px = 36 if teaching else 30
+    height = int(min(900, 140 + side * row_px)) if col_tokens is not None else \
+        int(min(700, 140 + side * (30 if teaching else 26)))
+    xaxis = {"title": _axis_title(x_title), "type": "category" if col_tokens is not None else "linear"}
+    if column_groups and col_tokens is None and matrix.shape[1] > column_groups:
+        n_groups = matrix.shape[1] // column_groups
+        edges = [g * column_groups - 0.5 for g in range(1, n_groups)]
+        shapes += [{"type": "line", "xref": "x", "yref": "paper", "x0": e, "x1": e, "y0": 0, "y1": 1,
+                    "line": {"color": "white", "width": 2}} for e in edges]
+        xaxis.update(tickmode="array", tickvals=[(g + 0.5) * column_groups - 0.5 for g in range(n_groups)],
+                     ticktext=[f"H{g}" for g in range(n_groups)], ticks="", showgrid=False, zeroline=False)
     return _figure([trace], title, teaching, height, top_axis=True,
-                   yaxis=_reversed_category_axis(title=_axis_title(y_title)),
-                   xaxis={"title": _axis_title(x_title), "side": "top",
-                          "type": "category" if col_tokens is not None else "linear"},
-                   shapes=shapes)
+                   yaxis=_reversed_category_axis(title=_axis_title(y_title)), xaxis=xaxis, shapes=shapes)
 
 
 def row_bars(values, tokens, title: str, teaching: bool = False, percent: bool = True, highlight: int | None = None):
@@ -179,7 +288,7 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
                        "line": {"color": HIGHLIGHT, "width": 3}})
     return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
                    yaxis=_reversed_category_axis(title=_axis_title("layer")),
-                   xaxis=_category_axis(title=_axis_title("head"), side="top"), shapes=shapes)
+                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
 
 
 def _grid_domains(count: int, spacing: float) -> list[tuple[float, float]]:
@@ -193,9 +302,17 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
     n = len(matrices)
     rows = (n + columns - 1) // columns
     labels = axis_labels(tokens)
-    show_ticks = len(tokens) <= 12
+    show_ticks = len(tokens) <= 20
+    tick_size = 11 if teaching else 9
+    # Upright token labels under each heatmap need vertical room between the grid rows.
     x_domains = _grid_domains(columns, 0.03)
-    y_domains = _grid_domains(rows, 0.08)[::-1]  # the first row at the top
+    # Between grid rows: the upright token labels of the row above and the head titles of the row below.
+    label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
+    gap_px = label_px + 30
+    per_row = 230 + gap_px
+    top_room = 28 / (per_row * rows)  # the first row's head titles sit above it, under the figure's title
+    y_domains = [(low * (1 - top_room), high * (1 - top_room))
+                 for low, high in _grid_domains(rows, gap_px / (per_row * rows))[::-1]]  # first row on top
     traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
         suffix = "" if i == 0 else str(i + 1)
@@ -205,34 +322,36 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
                        "colorbar": {"thickness": 10}, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
                        "hovertemplate": f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"})
         axes[f"xaxis{suffix}"] = _category_axis(domain=list(x_domains[column]), anchor=f"y{suffix}",
-                                                showticklabels=show_ticks, tickfont={"size": 9}, tickangle=-60)
+                                                showticklabels=show_ticks, tickfont={"size": tick_size},
+                                                tickangle=-90)
         # Every head has the same rows: labelling them once, left of the grid, keeps them off the neighbour.
         inner = {"showticklabels": False, "ticks": ""} if column else {"showticklabels": show_ticks}
         axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
-                                                         tickfont={"size": 9}, **inner)
-        subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False, "font": {"size": 16},
+                                                         tickfont={"size": tick_size}, **inner)
+        subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False,
+                               "font": {"size": 16 if teaching else 13, "color": TICK_COLOUR},
                                "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
                                "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
-    return _figure(traces, title, teaching, 260 * rows + 80, annotations=subplot_titles, **axes)
+    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, **axes)
 
 
 def similarity_map(matrix, labels, title: str, teaching: bool = False):
     trace = {"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
              "colorscale": DISTANCE_SCALE, "zmin": 0, "hovertemplate": "%{y} vs %{x}: %{z:.3f}<extra></extra>",
              "colorbar": {"thickness": 12, "title": {"text": "distance"}}}
-    return _figure([trace], title, teaching, 520, top_axis=True, yaxis=_reversed_category_axis(),
-                   xaxis=_category_axis(side="top"))
+    return _figure([trace], title, teaching, 520, yaxis=_reversed_category_axis(), xaxis=_category_axis())
 
 
 def download_config(filename: str, teaching: bool = False) -> dict:
-    """Plotly's camera button: a 3× PNG with a name that says what it is."""
+    """Plotly's camera button: a 3× PNG with a name that says what it is (SVG_EXPORT_HTML adds the SVG button)."""
     config = {
         "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 3},
         "displaylogo": False,
     }
+    # A short toolbar stays inside the band above the title even on a half-width figure.
+    config["modeBarButtonsToRemove"] = ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "pan2d"]
     if teaching:
-        config["modeBarButtonsToRemove"] = ["zoom2d", "pan2d", "select2d", "lasso2d", "zoomIn2d",
-                                            "zoomOut2d", "autoScale2d", "resetScale2d"]
+        config["modeBarButtonsToRemove"] += ["zoom2d", "resetScale2d"]
     return config
 
 
@@ -340,3 +459,60 @@ def weight_grid(values, title: str, teaching: bool = False, highlight: tuple[int
     trace.update(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=top)
     trace.pop("zmid", None)
     return go.Figure({"data": [trace], "layout": fig.to_dict()["layout"]}, _validate=False)
+
+
+# Plotly's toolbar has one download format per figure, and Streamlit passes its config as JSON, so a
+# second button (a JS function) cannot travel in it. This script, run once in the page, adds an "SVG" button
+# beside every camera button: it switches that figure's own download options to SVG for one click and lets
+# plotly export it, so the file keeps the figure's name (…_L0H3.svg) and is drawn in the browser (no
+# server-side renderer, which would need a Chrome on the hosted demo).
+SVG_EXPORT_HTML = """<style>.js-plotly-plot .modebar {display: flex; flex-wrap: nowrap;}</style><script>
+(() => {
+  if (window.__svgExportButtons) return;
+  window.__svgExportButtons = true;
+  const SVG_NS = 'http://www.w3.org/2000/svg';
+  function icon() {  // built node by node: the page's HTML sanitizer drops a script that holds markup text
+    const svg = document.createElementNS(SVG_NS, 'svg');
+    svg.setAttribute('viewBox', '0 0 30 16');
+    svg.setAttribute('width', '30');
+    svg.setAttribute('height', '16');
+    svg.style.cssText = 'display: block; margin-top: 3px;';
+    const label = document.createElementNS(SVG_NS, 'text');
+    const attributes = {x: '15', y: '12.5', 'text-anchor': 'middle', 'font-size': '11', 'font-weight': '700',
+                        'font-family': 'sans-serif', fill: 'currentColor'};
+    for (const name in attributes) label.setAttribute(name, attributes[name]);
+    label.textContent = 'SVG';
+    svg.appendChild(label);
+    return svg;
+  }
+  function addButton(plot) {
+    const camera = plot.querySelector('.modebar-btn[data-title^="Download plot"]');
+    if (!camera || camera.parentNode.querySelector('[data-svg-export]')) return;
+    const button = document.createElement('a');
+    button.className = 'modebar-btn';
+    button.setAttribute('rel', 'tooltip');
+    button.setAttribute('data-title', 'Download as SVG (vector: sharp at any size)');
+    button.setAttribute('data-svg-export', '1');
+    button.style.cssText = 'color: rgba(68, 68, 68, 0.6); display: inline-block; height: 22px; line-height: 0;';
+    button.appendChild(icon());
+    button.addEventListener('click', (event) => {
+      event.preventDefault();
+      const options = plot._context && plot._context.toImageButtonOptions;
+      if (!options) return;
+      const format = options.format;
+      options.format = 'svg';  // plotly copies the options when clicked, so restoring right after is safe
+      try { camera.dispatchEvent(new MouseEvent('click', {bubbles: true})); } finally { options.format = format; }
+    });
+    camera.parentNode.insertBefore(button, camera.nextSibling);
+  }
+  let queued = false;
+  const scan = () => {
+    queued = false;
+    document.querySelectorAll('.js-plotly-plot').forEach(addButton);
+  };
+  new MutationObserver(() => {
+    if (!queued) { queued = true; requestAnimationFrame(scan); }
+  }).observe(document.body, {childList: true, subtree: true});
+  scan();
+})();
+</script>"""

@@ -18,6 +18,7 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
     teaching = view.settings.teaching
     filename = figures.figure_filename(step_name, view.settings.sentence, view.code)
     if teaching:
+        st.latex(formula if isinstance(formula, str) else formula[0])  # a slide keeps one line of formula
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
         return
     left, right = st.columns([1.15, 2])
@@ -68,6 +69,11 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
 TEACHING_CSS = """<style>
 header[data-testid="stHeader"] {display: none;}
 [data-testid="stMainBlockContainer"] {padding-top: 1.5rem; max-width: 1280px;}
+/* A slide shows the picture: no parity badge (warnings and errors stay), downloads or tables. */
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stAlertContentSuccess"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stTable"]) {display: none;}
 </style>"""
 
 
