@@ -25,6 +25,9 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
          "training": "training",
          "compare": "compare"}
 
+# The same pages as script files, for the in-process (AppTest) tests: one list, so a new page is tested everywhere.
+PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]
+
 
 def free_port() -> int:
     with socket.socket() as s:

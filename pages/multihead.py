@@ -4,7 +4,7 @@ import streamlit as st
 from attention import core
 from attention.heads import describe_heads, head_distances
 from ui import figures
-from ui.state import load_analysis, settings
+from ui.state import load_analysis, plain_small, settings
 from ui.text import md, pct, shorten
 
 st.title("Multi-head attention: 12 heads look in 12 ways")
@@ -33,10 +33,17 @@ block = core.layer_norm(projected + x, w["ln_gamma"], w["ln_beta"], w["ln_eps"])
 weights_gap = float(np.abs(weights - analysis.attentions[layer]).max())
 block_gap = float(np.abs(block - analysis.attention_outputs[layer]).max())
 ok = weights_gap <= 1e-5
-(st.success if ok else st.warning)(
-    f"{'✅' if ok else '⚠️'} Parity with the model, layer {layer}: the 12 heads' weights differ from the model's "
-    f"own by at most {weights_gap:.1e}; the whole attention block's output (heads → concat → W_O → "
-    f"+ residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
+if not teaching:
+    (st.success if ok else st.warning)(
+        f"{'✓' if ok else '⚠️'} The same numbers as the model (layer {layer}): the 12 heads' weights differ from "
+        f"the model's own by {plain_small(weights_gap)}." if ok else
+        f"⚠️ The 12 heads' weights differ from the model's own (layer {layer}) by {plain_small(weights_gap)}.")
+    with st.expander("What exactly is compared?"):
+        st.markdown(
+            f"This page recomputes layer {layer} from the vectors that enter it: the 12 heads' four steps, the "
+            f"concatenation, W_O, the residual and LayerNorm. The heads' weights differ from the attention the "
+            f"model reports by at most {weights_gap:.1e}; the whole attention block's output (heads → concat → "
+            f"W_O → + residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
 
 labels = describe_heads(weights, tokens, analysis.is_special)
 titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]

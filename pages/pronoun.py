@@ -6,8 +6,8 @@ import streamlit as st
 from attention import core
 from attention import pronoun as pr
 from ui import figures
-from ui.state import (MAX_SENTENCE_CHARS, analyze, builtin_pronoun_scoreboard, core_attentions, model_or_stop,
-                      settings)
+from ui.state import (MAX_SENTENCE_CHARS, analyze, builtin_pronoun_scoreboard, choose_sentence, core_attentions,
+                      model_or_stop, settings)
 from ui.text import md, pct, quote, shorten
 
 DEFAULT = "A dog ate the food because it was hungry."
@@ -157,12 +157,10 @@ st.caption(f"In this head {quote(pronoun.text)} gives {quote(a.text)} {pct(verdi
 
 
 def open_in_steps():
-    st.session_state["sentence"] = sentence
     st.session_state["mode"] = "learned"
     st.session_state["layer"] = layer
     st.session_state["head"] = head
-    st.session_state["special"] = True
-    st.session_state["token"] = pronoun.position
+    choose_sentence(sentence, pronoun.position, show_special=True)
     st.session_state["_goto"] = "pages/step3_softmax.py"
 
 

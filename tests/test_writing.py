@@ -5,6 +5,8 @@ import re
 import pytest
 from conftest import run_app
 
+from devtools.browser import PAGE_FILES
+
 from ui.glossary import GLOSSARY_URL, TERMS, anchor, term_link
 
 # Words and forms that belong to developers: a library's name, a file name, a float in scientific notation.
@@ -19,17 +21,7 @@ DEVELOPER_TERMS = {
 }
 TEXT_ELEMENTS = {"markdown", "caption", "info", "success", "warning", "error", "title", "header", "subheader",
                  "text", "exception"}
-PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
-         "pages/step4_output.py", "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py", "pages/quiz.py",
-         "pages/glossary.py"]
-# Pages other helpers are rewriting; their developer words are being removed in parallel (issue 15 etc.).
-# These fail today; flip them to plain entries once the merged pages pass.
-BADGE = "the parity badge (ui/state.py, issue 15) says numpy, PyTorch, attention/bert.py and 1.5e-07"
-FAILING_TODAY = {"pages/home.py": BADGE, "pages/step1_scores.py": BADGE, "pages/step2_scaling.py": BADGE,
-                 "pages/step3_softmax.py": BADGE + "; the row-sum caption prints 2.2e-16",
-                 "pages/step4_output.py": BADGE + "; the sum check prints 5.6e-17",
-                 "pages/whatif.py": BADGE,
-                 "pages/multihead.py": "its parity line prints 1.1e-06"}
+PAGES = PAGE_FILES
 
 
 def visible_text(node, inside_expander=False):
@@ -58,8 +50,7 @@ def test_the_checker_catches_each_kind_of_developer_word():
                                 "e.g. a word", "score 1.50 e to the score"])
 
 
-@pytest.mark.parametrize("page", [pytest.param(p, marks=pytest.mark.xfail(reason=FAILING_TODAY[p], strict=False))
-                                  if p in FAILING_TODAY else p for p in PAGES])
+@pytest.mark.parametrize("page", PAGES)
 def test_no_developer_words_outside_expanders(page):
     at = run_app(page)
     assert not at.exception, at.exception

@@ -10,7 +10,7 @@ import streamlit as st
 from . import figures
 from attention.model import ModelLoadError
 
-from .state import View, current_view, get_model, parity_badge
+from .state import View, choose_sentence, current_view, get_model, parity_badge
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -147,7 +147,6 @@ EXAMPLE_NAMES = ["I am good.", "“it” and the animal", "river bank", "a long 
 
 def _use_example(sentence: str, focus: str | None) -> None:
     """on_click: set the sidebar's sentence and select the word the example is about."""
-    st.session_state["sentence"] = sentence
     token = 0
     try:
         model = get_model(st.session_state.get("model") or None)
@@ -156,7 +155,7 @@ def _use_example(sentence: str, focus: str | None) -> None:
         token = tokens.index(focus) if focus in tokens else 0
     except (ModelLoadError, ValueError):
         pass
-    st.session_state["token"] = token
+    choose_sentence(sentence, token)
 
 
 def example_sentences() -> None:

@@ -280,6 +280,17 @@ def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int
     state["_token_for"] = (sentence, show_special)
 
 
+def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = None) -> None:
+    """For a callback that puts a new sentence in the sidebar and picks a token of it (an example sentence,
+    "open this head"): the token is recorded as chosen for that sentence, so it is not reset as a new one."""
+    state = st.session_state
+    state["sentence"] = sentence
+    if show_special is not None:
+        state["special"] = show_special
+    state["token"] = token
+    state["_token_for"] = (sentence, bool(state.get("special", False)))
+
+
 def _link_token(token: int) -> None:
     """The selected token's index in the link (absent for token 0, like every other default)."""
     if token:
