@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 import sys
 import time
 from pathlib import Path
@@ -268,40 +267,11 @@ class ScriptRuns:
 
 @contextlib.contextmanager
 def server_for(script: Path, timeout: float = 90.0):
-    """`streamlit run <script>` from the project folder (devtools.browser.streamlit_server runs app.py only)."""
-    import subprocess
-    import urllib.request
+    """`streamlit run <script>` from the project folder; yields its URL."""
+    from devtools.browser import streamlit_server
 
-    from devtools.browser import free_port
-
-    port = free_port()
-    env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port), "--server.address",
-         "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + timeout
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {process.returncode}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.time() > deadline:
-                raise TimeoutError("streamlit did not become healthy")
-            time.sleep(0.1)
+    with streamlit_server(timeout=timeout, script=script) as (url, _process, _seconds):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:

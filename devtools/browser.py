@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -36,21 +37,26 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(port: int | None = None, timeout: float = 90.0):
-    """`streamlit run app.py` on 127.0.0.1; yields (base url, process, seconds until healthy)."""
+def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Path = ROOT / "app.py"):
+    """`streamlit run <script>` (the app unless told otherwise) from the project folder on 127.0.0.1;
+    yields (base url, process, seconds until healthy)."""
     port = port or free_port()
     env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
     started = time.perf_counter()
+    # The log goes to a file, not a pipe: nobody reads a pipe while the server runs, and a full one would
+    # block the server mid-test.
+    log = tempfile.TemporaryFile()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"streamlit exited: {process.stderr.read().decode()[-2000:]}")
+                log.seek(0)
+                raise RuntimeError(f"streamlit exited: {log.read().decode(errors='replace')[-2000:]}")
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                     if response.status == 200:
@@ -67,6 +73,7 @@ def streamlit_server(port: int | None = None, timeout: float = 90.0):
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
+        log.close()
 
 
 @contextlib.contextmanager

@@ -24,6 +24,29 @@ def reference():
     return AttentionModel(backend="torch")
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium for one test module (the browser tests skip or fail before asking for it)."""
+    from devtools.browser import chromium
+
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """`streamlit run app.py` for one test module, visited once so each test measures its own page rather than
+    the model's first load (a module that needs a cold server makes its own)."""
+    from devtools.browser import streamlit_server, wait_for_page
+
+    with streamlit_server() as (url, _process, _seconds):
+        page = browser.new_page()
+        page.goto(url)
+        wait_for_page(page)
+        page.close()
+        yield url
+
+
 APP = str(ROOT / "app.py")
 
 

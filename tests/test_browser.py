@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.browser import CHROMIUM, PAGES, chromium, streamlit_server, wait_for_page
+from devtools.browser import CHROMIUM, PAGES, streamlit_server, wait_for_page
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
@@ -18,24 +18,6 @@ if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
     pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    with streamlit_server() as (url, _process, _seconds):
-        # One visit first, so each test below measures its own page rather than the model's first load
-        # (the cold first visit has its own test at the end).
-        page = browser.new_page()
-        page.goto(url)
-        wait_for_page(page)
-        page.close()
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

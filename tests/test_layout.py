@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.browser import CHROMIUM, PAGES, chromium, streamlit_server, wait_for_page
+from devtools.browser import CHROMIUM, PAGES, wait_for_page
 from devtools.layout import figure_texts, layout_problems
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "layout"
@@ -29,22 +29,6 @@ if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
         raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
     pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
-def server(browser):
-    with streamlit_server() as (url, _process, _seconds):
-        page = browser.new_page()
-        page.goto(url)
-        wait_for_page(page)
-        page.close()
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
+from devtools.browser import CHROMIUM, streamlit_server, wait_for_page
 
 
 def test_the_model_pass_runs_on_one_blas_thread(model):
@@ -39,12 +39,6 @@ def test_one_blas_thread_gives_the_same_numbers_as_two(model):
 
 browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                                   reason="Debian's Chromium is not installed (apt-get install -y chromium)")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")
