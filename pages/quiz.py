@@ -8,7 +8,8 @@ st.title("Check yourself")
 st.markdown("Questions about self-attention, answered with **your sentence's** numbers. Choose an answer to see "
             "whether it is right and why. For the open questions, write your answer first, then compare.")
 view = current_view()
-questions = quiz(view.steps, view.tokens, view.token, quote)
+# The model's own rows in learned mode ([CLS]/[SEP] included); the toy's rows otherwise.
+questions = quiz(view.base, view.base_labels, view.base_index, quote)
 sentence = view.settings.sentence
 # Answers live outside the widgets too: Streamlit forgets a widget's value when its page is left, and a
 # student who reads a step page and comes back should find their answers.

@@ -198,12 +198,14 @@ with st.expander("How this is computed"):
 
 st.header("4 · Why a saturated row passes almost no gradient")
 view = current_view()
+# The model's own row: every token it sees, [CLS] and [SEP] included (renormalising over the shown words would
+# give a row the model never computes).
 if view.settings.mode == "learned":
-    steps = view.steps
+    steps = view.base
 else:  # the Jacobian is about the model's own attention: recompute the selected row in learned mode
-    _, steps = steps_for(view.model, view.analysis, view.shown, "learned", 32, 0, view.settings.layer,
-                         view.settings.head)
-i, tokens = view.token, view.tokens
+    _, steps = steps_for(view.model, view.analysis, np.arange(view.analysis.n_tokens), "learned", 32, 0,
+                         view.settings.layer, view.settings.head)
+i, tokens = int(view.shown[view.token]), list(view.analysis.tokens)
 row = steps.weights[i]
 unscaled_row = training.softmax(steps.raw[i].astype(np.float64))
 jacobian = training.softmax_jacobian(row)

@@ -8,30 +8,38 @@ from ui.text import pct, quote
 
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()
-tokens, i, teaching = view.tokens, view.token, view.settings.teaching
 s = view.settings
+teaching = s.teaching
+# In learned mode the lab runs over every token the model sees, [CLS] and [SEP] included, so "normal" is the
+# model's own attention (hiding them and renormalising the rest would not be).
+base, tokens, i = view.base, view.base_labels, view.base_index
+rows = view.shown if view.is_toy else np.arange(view.analysis.n_tokens)
 st.markdown(
     f"Your sentence with Q, K, V from *{view.label}*. Each variant below changes **one** thing in the "
     "computation; the table measures what it does to every row, and the heatmaps compare it with the normal "
     "computation."
+    + ("" if view.is_toy else " The lab works on every token the model sees, [CLS] and [SEP] included, so "
+       "“normal” is the model's own attention.")
 )
 parity_badge(view)
 temperature = st.slider("Temperature (divides the scores before softmax; 1 = normal)", 0.1, 10.0, 2.0, 0.1,
                         key="lab_temperature")
 other_mode = "identity" if s.mode != "identity" else "learned"
-_, other = steps_for(view.model, view.analysis, view.shown, other_mode, s.d_k, s.seed, s.layer, s.head)
-runs = variants(view.steps.q, view.steps.k, view.steps.v, temperature=temperature,
+_, other = steps_for(view.model, view.analysis, rows, other_mode, s.d_k, s.seed, s.layer, s.head)
+runs = variants(base.q, base.k, base.v, temperature=temperature,
                 other_qkv=(other.q, other.k, other.v))
 names = list(runs)
 labels = {name: name for name in names}
 labels["other projection"] = f"{other_mode} projection instead"
 normal = runs["normal"]
-table = [{"variant": labels[name], **{k: round(v, 4) for k, v in effect(run, normal).items()}}
+# "—" where a number does not exist: another projection's outputs have another length than the normal ones.
+table = [{"variant": labels[name], **{k: f"{v:.4f}" if np.isfinite(v) else "—" for k, v in effect(run, normal).items()}}
          for name, run in runs.items()]
 st.dataframe(table, hide_index=True)
 st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
            f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
-           "Output distance: the average length of (new output − normal output) per token.")
+           "Output distance: the average length of (new output − normal output) per token; “—” where the "
+           "outputs have different lengths and cannot be compared.")
 
 # The options are positions, not names: the temperature variant's name carries the slider's value, and a
 # radio whose option changes forgets the choice (the variants always come in the same order).

@@ -150,5 +150,5 @@ def test_page_jacobian_follows_the_sentence(sentence):
         z = specs[-1]["data"][0]["z"]  # plotly sends arrays as base64 bytes
         jacobian = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(
             [int(d) for d in str(z["shape"]).split(",")])
-        assert jacobian.shape == (14, 14)
+        assert jacobian.shape == (16, 16)  # every token the model sees: 14 words and pieces, [CLS] and [SEP]
         np.testing.assert_allclose(jacobian.sum(axis=1), 0, atol=1e-5)  # softmax keeps every row's sum at 1

@@ -112,7 +112,7 @@ def test_whatif_draws_the_uniform_picture():
     bars = json.loads(at.get("plotly_chart")[-1].proto.spec)
     normal, uniform = (values(trace["y"]) for trace in bars["data"])
     assert np.allclose(uniform, 0, atol=1e-5)  # uniform weights: every output is the same vector, mean(V)
-    assert normal.max() > 0.1 and len(normal) == 4
+    assert normal.max() > 0.1 and len(normal) == 6  # learned mode: every token the model sees, [CLS] and [SEP] too
 
 
 SENTENCES = ["I am good.", "The animal didn't cross the street because it was too tired of Tokenization."]

@@ -46,9 +46,12 @@ def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
 
 
 def intermediates_npz(view: View) -> bytes:
-    s = view.steps
+    """Every intermediate of the computation the page shows: in learned mode the whole sentence, [CLS] and [SEP]
+    included, exactly as the model runs it (hiding them on the page does not change the numbers)."""
+    s = view.base
+    x = view.x if view.is_toy else view.analysis.hidden_states[view.settings.layer]
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, tokens=np.array(view.tokens), x=view.x, q=s.q, k=s.k, v=s.v, raw=s.raw,
+    np.savez_compressed(buffer, tokens=np.array(view.base_labels), x=x, q=s.q, k=s.k, v=s.v, raw=s.raw,
                         scaled=s.scaled, weights=s.weights, output=s.output)
     return buffer.getvalue()
 

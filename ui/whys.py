@@ -113,9 +113,17 @@ def softmax_slopes(row) -> np.ndarray:  # [n] weights -> [n] d w_j / d score_j =
 
 
 def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    s, i = view.steps, view.token
+    s, i = view.base, view.base_index  # the model's own row in learned mode, [CLS]/[SEP] included
     scaled_row, unscaled_row = s.weights[i], core.softmax(s.raw[i:i + 1])[0]
     with_scaling, without = softmax_slopes(scaled_row).max(), softmax_slopes(unscaled_row).max()
+    if without < with_scaling - 0.0005:
+        verdict = "unscaled, the row is closer to all-or-nothing and learns more slowly."
+    elif with_scaling < without - 0.0005:
+        verdict = "on this row scaling does not slow learning down."
+    else:
+        verdict = "on this row the two are about the same" + (
+            ": it is nearly all-or-nothing even with scaling (one token takes almost all its attention), so it "
+            "barely learns either way." if with_scaling < 0.01 else ".")
     return [
         ("What is a gradient, and why should I care here?",
          f"A {term_link('gradient', 'gradient', query)} says how much a result changes when one input is nudged. "
@@ -123,8 +131,7 @@ def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          "when its own score is nudged: 0.25 at most (for w = 50%), almost 0 when w is near 0 or 100%. "
          f"For {quote(view.token_label)} the fastest rate is **{with_scaling:.3f}** with scaling and "
          f"**{without:.3f}** without it: "
-         + ("unscaled, the row is nearly all-or-nothing and barely learns." if without < with_scaling
-            else "on this row scaling does not slow learning down.")),
+         + verdict),
     ]
 
 
@@ -135,7 +142,8 @@ def show_step2(view: View) -> None:
 # --- step 3: rows that sum to 1, row by row, differentiable
 
 def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    s, i, tokens = view.steps, view.token, view.tokens
+    # The model's own rows in learned mode ([CLS]/[SEP] included), the toy's rows otherwise.
+    s, i, tokens = view.base, view.base_index, view.base_labels
     n, me, row = len(tokens), quote(view.token_label), s.weights[i]
     sums, columns = s.weights.sum(axis=1), s.weights.sum(axis=0)
     whole = core.softmax(s.scaled.reshape(1, -1))[0].reshape(n, n)  # one softmax over every cell at once
@@ -172,11 +180,11 @@ def _cosine(a, b) -> float:
 
 
 def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    s, i, tokens = view.steps, view.token, view.tokens
+    s, i, tokens = view.base, view.base_index, view.base_labels  # the model's own row in learned mode
     me, row = quote(view.token_label), s.weights[i]
     top = int(row.argmax())
     layer = view.settings.layer if view.settings.mode == "learned" else 0
-    position = int(view.shown[i])
+    position = int(view.shown[view.token])
     block_in = view.analysis.hidden_states[layer][position]
     after_attention = view.analysis.attention_outputs[layer][position]
     after_layer = view.analysis.hidden_states[layer + 1][position]
@@ -220,15 +228,15 @@ def uniform_spread(steps: core.AttentionSteps) -> tuple[np.ndarray, np.ndarray]:
 
 
 def show_whatif(view: View) -> None:
-    normal, uniform = uniform_spread(view.steps)
-    n, teaching = len(view.tokens), view.settings.teaching
+    normal, uniform = uniform_spread(view.base)
+    n, teaching = len(view.base_labels), view.settings.teaching
     st.subheader("What if every weight were the same?")
     st.markdown(
         f"With uniform weights each token gives 1/{n} = {1 / n:.3f} to every token, so every output is the same "
         "vector: the average of the values. No token can tell who is asking. The bars show how far each token's "
         f"output is from the average output: with the real weights up to **{normal.max():.2f}**, with uniform "
         f"weights **{uniform.max():.2f}** for every token.")
-    figures.show(figures.compare_bars({"real weights": normal, "uniform weights": uniform}, view.tokens,
+    figures.show(figures.compare_bars({"real weights": normal, "uniform weights": uniform}, view.base_labels,
                                       "How far each output is from the average output", teaching=teaching,
                                       percent=False),
                  figures.figure_filename("whatif_uniform", view.settings.sentence, view.code), teaching,
