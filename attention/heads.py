@@ -5,6 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
+# Each pattern in a sentence a student reads: "… of each token's attention to <words>".
+PATTERN_WORDS = {"itself": "the token itself", "previous token": "the token just before it",
+                 "next token": "the token just after it", "[CLS]": "[CLS], the marker before the sentence",
+                 "[SEP]": "[SEP], the marker after the sentence", "punctuation": "punctuation"}
 
 
 def pattern_scores(weights, tokens, is_special):  # [n_heads, n, n] -> dict name -> [n_heads]

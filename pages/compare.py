@@ -65,7 +65,8 @@ for column, text, run in zip(columns, texts, runs):
     outputs.append(run["steps"].output[run["shown"][position]])
     with column:
         figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
-                                            figures.figure_title("Attention weights", text, f"L{layer}H{head}"),
+                                            figures.figure_title(f"{'First' if not outputs[:-1] else 'Second'} sentence · attention weights",
+                                                                 text, f"layer {layer} head {head}"),
                                             kind="weights", highlight_row=position, teaching=teaching),
                      figures.figure_filename("compare_weights", text, f"L{layer}H{head}"), teaching,
                      key=f"fig-compare-{len(outputs)}")

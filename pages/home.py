@@ -1,5 +1,6 @@
 import streamlit as st
 
+from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, whys
 from ui.page import example_sentences, specials_note, step_nav
 from ui.state import current_view, parity_badge, settings
@@ -23,7 +24,12 @@ order = row.argsort()[::-1]
 top = [j for j in order[:4] if row[j] >= 0.01] or [order[0]]
 focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in top)
 st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
-            f"{focus}. Pick another token in the sidebar.")
+            f"{focus}." + ("" if view.settings.teaching else " Pick another token in the sidebar."))
+if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
+    (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+    if pattern in PATTERN_WORDS:
+        st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
+                    f"token's attention to {PATTERN_WORDS[pattern]} — follow the dark cells row by row.")
 left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
 with left:
     figures.show(
@@ -35,7 +41,7 @@ with left:
 with right:
     figures.show(
         figures.token_lines(weights, tokens, keys,
-                            figures.figure_title("The same, as lines", view.settings.sentence, view.code),
+                            figures.figure_title("The same, as lines", view.settings.sentence, view.label),
                             selected=i, teaching=view.settings.teaching),
         figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
         key="fig-home-lines")

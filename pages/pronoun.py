@@ -82,7 +82,7 @@ pronoun_index = left.selectbox("Pronoun", selectable, index=selectable.index(cho
                                format_func=lambda i: word_labels[i], key=f"pron_word_{tag}")
 if pronoun_index != choice.pronoun:
     choice = pr.choose(sentence, words, pronoun=pronoun_index)
-chosen = right.multiselect("Candidates it could refer to (two or more; the first is “A”)",
+chosen = right.multiselect("Candidates it could refer to (two or more; the first one is called candidate A below)",
                            [i for i in selectable if i != pronoun_index], default=list(choice.pair),
                            format_func=lambda i: word_labels[i], key=f"pron_candidates_{tag}_{pronoun_index}",
                            max_selections=6)

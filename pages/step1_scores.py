@@ -35,7 +35,7 @@ for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
     with column:
         figures.show(figures.matrix_heatmap(matrix, tokens, None,
                                             figures.figure_title(f"{name} ({'queries' if name == 'Q' else 'keys'})",
-                                                                 view.settings.sentence, view.code),
+                                                                 view.settings.sentence, view.label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="number (dimension)", y_title="token",
                                             bound=float(np.abs(np.concatenate([s.q, s.k])).max())),
@@ -48,10 +48,11 @@ best = int(np.argmax(scores))
 st.markdown(
     f"The query of {quote(view.token_label)} is multiplied with each key **number by number** (left, one row "
     f"per key: red = both numbers have the same sign, blue = opposite signs). Adding up a row gives one "
-    f"score (right). The biggest sum is with {quote(tokens[best])}: **{scores[best]:.2f}**.")
+    f"score (right). The biggest sum is with {'its own key' if best == i else quote(tokens[best])}: "
+    f"**{scores[best]:.2f}**.")
 figures.show(figures.query_meets_keys(products, scores, tokens, view.token_label,
                                       figures.figure_title(f"q({view.token_label}) × each key",
-                                                           view.settings.sentence, view.code),
+                                                           view.settings.sentence, view.label),
                                       teaching=teaching),
              figures.figure_filename("step1_query_keys", view.settings.sentence, f"{view.code}-t{i}"), teaching,
              key="fig-query-keys")
@@ -71,8 +72,9 @@ explained_matrix(
 specials_note(view, folded=False)
 row = s.raw[i]
 st.markdown(
-    f"The row of {quote(view.token_label)} is the one just built: its best match is {quote(tokens[best])} "
-    f"({row[best]:.2f}), its lowest score {row.min():.2f}. These raw numbers can be any size — the next "
+    f"The row of {quote(view.token_label)} is the one just built: its best match is "
+    f"{'its own key' if best == i else quote(tokens[best])} ({row[best]:.2f}), its lowest score {row.min():.2f}. "
+    "These raw numbers can be any size — the next "
     "steps turn them into weights."
 )
 if not teaching:
@@ -80,7 +82,7 @@ if not teaching:
         st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
         figures.show(figures.matrix_heatmap(s.v, tokens, None,
                                             figures.figure_title("V (values, used in step 4)",
-                                                                 view.settings.sentence, view.code),
+                                                                 view.settings.sentence, view.label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="number (dimension)", y_title="token"),
                      figures.figure_filename("step1_V", view.settings.sentence, view.code), teaching, key="fig-V")

@@ -77,6 +77,10 @@ header[data-testid="stHeader"] {display: none;}
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stTable"]) {display: none;}
+/* Text read from the back of a room: larger body text and captions. */
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.25rem; line-height: 1.5;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.1rem;}
 </style>"""
 
 
