@@ -147,8 +147,11 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     n, me, row = len(tokens), quote(view.token_label), s.weights[i]
     sums, columns = s.weights.sum(axis=1), s.weights.sum(axis=0)
     whole = core.softmax(s.scaled.reshape(1, -1))[0].reshape(n, n)  # one softmax over every cell at once
-    top = int(row.argmax())
+    # Nudge the key whose weight moves most (w(1 - w) is largest): on a row that is nearly all-or-nothing
+    # every key moves little, and the sentence says so.
+    top = int(np.argmax(row * (1 - row)))
     nudged = core.softmax((s.scaled[i] + 0.1 * (np.arange(n) == top))[None])[0]
+    saturated = row.max() > 0.99
     return [
         ("Why must every row add up to 1?",
          "Each weight is a share of one token's attention, so the output of step 4 is a weighted *average* of "
@@ -165,7 +168,10 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"{term_link('differentiable', 'Differentiable', query)} means that a small change of a score gives a "
          "small change of the weights, with no jumps, so training can tell which way to move. "
          f"Raise the score of {me} for {quote(tokens[top])} by 0.1 and its weight goes from {pct(row[top])} to "
-         f"{pct(nudged[top])}. A hard “pick the best” would stay at 100% and give training nothing to follow."),
+         f"{pct(nudged[top])}"
+         + (" — hardly at all, because this row is nearly all-or-nothing: one key already takes almost "
+            "everything, so nudging its scores changes little." if saturated else ".")
+         + " A hard “pick the best” would not move at all and would give training nothing to follow."),
     ]
 
 
