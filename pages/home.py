@@ -41,7 +41,7 @@ with left:
 with right:
     figures.show(
         figures.token_lines(weights, tokens, keys,
-                            figures.figure_title("The same, as lines", view.settings.sentence, view.label),
+                            figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
                             selected=i, teaching=view.settings.teaching),
         figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
         key="fig-home-lines")

@@ -35,7 +35,7 @@ for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
     with column:
         figures.show(figures.matrix_heatmap(matrix, tokens, None,
                                             figures.figure_title(f"{name} ({'queries' if name == 'Q' else 'keys'})",
-                                                                 view.settings.sentence, view.label),
+                                                                 view.settings.sentence, view.short_label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="number (dimension)", y_title="token",
                                             bound=float(np.abs(np.concatenate([s.q, s.k])).max())),
@@ -52,7 +52,7 @@ st.markdown(
     f"**{scores[best]:.2f}**.")
 figures.show(figures.query_meets_keys(products, scores, tokens, view.token_label,
                                       figures.figure_title(f"q({view.token_label}) × each key",
-                                                           view.settings.sentence, view.label),
+                                                           view.settings.sentence, view.short_label),
                                       teaching=teaching),
              figures.figure_filename("step1_query_keys", view.settings.sentence, f"{view.code}-t{i}"), teaching,
              key="fig-query-keys")
@@ -82,7 +82,7 @@ if not teaching:
         st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
         figures.show(figures.matrix_heatmap(s.v, tokens, None,
                                             figures.figure_title("V (values, used in step 4)",
-                                                                 view.settings.sentence, view.label),
+                                                                 view.settings.sentence, view.short_label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="number (dimension)", y_title="token"),
                      figures.figure_filename("step1_V", view.settings.sentence, view.code), teaching, key="fig-V")

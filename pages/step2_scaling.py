@@ -21,7 +21,7 @@ for column, name, matrix, title in ((columns[0], "step2_before", s.raw, "Step 1 
                                     (columns[1], "step2_scaled", s.scaled, "Step 2 · scaled Q·Kᵀ/√d_k")):
     with column:
         figures.show(figures.matrix_heatmap(matrix, tokens, tokens,
-                                            figures.figure_title(title, view.settings.sentence, view.label),
+                                            figures.figure_title(title, view.settings.sentence, view.short_label),
                                             kind="signed", highlight_row=i, teaching=teaching, bound=bound),
                      figures.figure_filename(name, view.settings.sentence, view.code), teaching, key=f"fig-{name}")
 st.markdown(f"The row of {quote(view.token_label)}: its scores range from {s.raw[i].min():.2f} to "

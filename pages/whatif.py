@@ -51,13 +51,13 @@ left, right = st.columns(2)
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
-                                            figures.figure_title(f"Weights · {name}", s.sentence, view.label),
+                                            figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
                                             kind="weights", highlight_row=i, teaching=teaching,
                                             value_limit=10 if teaching else 8),  # half-width: smaller cells
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,
-                                            figures.figure_title(f"Output · {name}", s.sentence, view.label),
+                                            figures.figure_title(f"Output · {name}", s.sentence, view.short_label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="dimension", y_title="token"),
                      figures.figure_filename(f"whatif_out_{name}", s.sentence, view.code), teaching,

@@ -422,6 +422,16 @@ class View:
         return float(self.full.weights[self.base_index, self.hidden].sum())
 
     @property
+    def short_label(self) -> str:
+        """The view in a few plain words, for the subtitle of a half-width figure."""
+        s = self.settings
+        if s.mode == "learned":
+            return f"layer {s.layer} head {s.head}"
+        if s.mode == "random":
+            return f"random, d_k={s.d_k}, seed {s.seed}"
+        return "identity"
+
+    @property
     def label(self) -> str:
         s = self.settings
         if s.mode == "learned":
