@@ -47,6 +47,11 @@ position = st.radio("Compare with normal", range(1, len(names)), format_func=lam
                     horizontal=True, key="lab_variant")
 choice = names[position]
 run = runs[choice]
+st.caption("**Temperature** is one number every score is divided by before softmax: above 1 it flattens each row, "
+           "below 1 it sharpens it. A **causal mask** is what a decoder such as GPT uses while it writes word by "
+           "word: each token may look only at itself and the tokens before it.")
+# One colour range for both outputs, so a change in size shows as a change in colour.
+output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max())) or 1.0
 left, right = st.columns(2)
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
@@ -59,7 +64,7 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,
                                             figures.figure_title(f"Output · {name}", s.sentence, view.short_label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
-                                            x_title="dimension", y_title="token"),
+                                            x_title="dimension", y_title="token", bound=output_bound),
                      figures.figure_filename(f"whatif_out_{name}", s.sentence, view.code), teaching,
                      key=f"lab-o-{name}")
 
