@@ -288,11 +288,6 @@ def percent(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
 
 
-def plain_small(x: float) -> str:
-    """A tiny difference in words a student reads, never in scientific notation."""
-    return "less than 0.00001" if x < 1e-5 else f"at most {x:.5f}"
-
-
 @dataclass(frozen=True)
 class Verdict:
     weight_a: np.ndarray        # [L, H] attention the pronoun gives A (the ranking)

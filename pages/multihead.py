@@ -4,8 +4,8 @@ import streamlit as st
 from attention import core
 from attention.heads import describe_heads, head_distances
 from ui import figures
-from ui.state import load_analysis, plain_small, settings
-from ui.text import md, pct, shorten
+from ui.state import load_analysis, settings
+from ui.text import md, pct, plain_small, shorten
 
 st.title("Multi-head attention: 12 heads look in 12 ways")
 s = settings()

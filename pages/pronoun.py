@@ -8,7 +8,7 @@ from attention import pronoun as pr
 from ui import figures
 from ui.state import (MAX_SENTENCE_CHARS, analyze, builtin_pronoun_scoreboard, choose_sentence, core_attentions,
                       model_or_stop, settings)
-from ui.text import md, pct, quote, shorten
+from ui.text import md, pct, plain_small, quote, shorten
 
 DEFAULT = "A dog ate the food because it was hungry."
 
@@ -107,7 +107,7 @@ parity = float(np.abs(core_attentions(sentence, s.model_name or None) - attentio
 n_heads_total = model.n_layers * model.n_heads
 st.success(f"✅ Every number below is the model's own attention. Recomputed step by step from its learned "
            f"W_Q and W_K (the formula of the four step pages), all {n_heads_total} heads give the same weights: "
-           f"they differ from the model's own attention by {pr.plain_small(parity)}.")
+           f"they differ from the model's own attention by {plain_small(parity, at_most=True)}.")
 with st.expander("The exact difference"):
     st.write(f"Largest absolute difference over all {n_heads_total} heads and all token pairs: {parity:.2e}.")
 

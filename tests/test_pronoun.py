@@ -206,7 +206,3 @@ def test_contrast_and_testset_sentences_are_computed():
     board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 1), 16, 8, 8, 8)
     assert "**worse than chance**" in pr.testset_conclusion(board)
 
-
-def test_plain_small_never_uses_scientific_notation():
-    assert pr.plain_small(8e-7) == "less than 0.00001"
-    assert pr.plain_small(0.00003) == "at most 0.00003"

@@ -142,3 +142,11 @@ def test_every_why_is_plain_and_follows_the_view(model, mode):
         assert f"all {len(view.tokens) ** 2} cells" in joined
         normal, uniform = whys.uniform_spread(steps)
         assert np.allclose(uniform, 0, atol=1e-9) and normal.max() > 1e-3
+
+
+def test_plain_small_never_uses_scientific_notation():
+    from ui.text import plain_small
+
+    assert plain_small(8e-7, at_most=True) == "less than 0.00001"
+    assert plain_small(0.00003, at_most=True) == "at most 0.00003"
+    assert plain_small(0.00003) == "0.00003"

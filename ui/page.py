@@ -8,9 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from attention.model import ModelLoadError
-
-from .state import View, choose_sentence, current_view, get_model, parity_badge
+from .state import View, choose_sentence, current_view, parity_badge, shown_tokens
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -154,15 +152,8 @@ EXAMPLE_NAMES = ["I am good.", "“it” and the animal", "river bank", "a long 
 
 def _use_example(sentence: str, focus: str | None) -> None:
     """on_click: set the sidebar's sentence and select the word the example is about."""
-    token = 0
-    try:
-        model = get_model(st.session_state.get("model") or None)
-        tokens = [t for t in model.tokenize(sentence)
-                  if st.session_state.get("special", False) or t not in model.special_tokens]
-        token = tokens.index(focus) if focus in tokens else 0
-    except (ModelLoadError, ValueError):
-        pass
-    choose_sentence(sentence, token)
+    tokens = shown_tokens(sentence, bool(st.session_state.get("special", False)))
+    choose_sentence(sentence, tokens.index(focus) if focus in tokens else 0)
 
 
 def example_sentences() -> None:

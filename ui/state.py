@@ -19,7 +19,7 @@ from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, S
                              allowed_model_choice, models_dir, resolve_model_name)
 
 from .memory import ByteBudgetCache
-from .text import md
+from .text import md, plain_small
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 0, head 2: every token looks at the token before it (measured with attention/heads.py
@@ -229,7 +229,7 @@ def sidebar_ui() -> Settings:
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
                                       "Real heads often park attention on them.")
-    tokens = _shown_tokens_for_sidebar(sentence, show_special)
+    tokens = shown_tokens(sentence, show_special)
     token = 0
     if tokens:
         _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
@@ -300,7 +300,8 @@ def _link_token(token: int) -> None:
         del st.query_params["token"]
 
 
-def _shown_tokens_for_sidebar(sentence: str, show_special: bool) -> list[str]:
+def shown_tokens(sentence: str, show_special: bool) -> list[str]:
+    """The tokens the sidebar lists for a sentence (none when it is empty or the model cannot load)."""
     if not (sentence or "").strip():
         return []
     try:
@@ -453,13 +454,6 @@ def steps_for(model: AttentionModel, analysis: SentenceAnalysis, shown: np.ndarr
     return x, core.run_steps(q, k, v, **kwargs)
 
 
-def model_parity(model: AttentionModel, analysis: SentenceAnalysis, layer: int, head: int) -> float:
-    """Max |core weights - model's attention| on the full sequence, the model's own input."""
-    x = analysis.hidden_states[layer].astype(np.float64)
-    weights = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head))).weights
-    return float(np.abs(weights - analysis.attentions[layer, head]).max())
-
-
 def model_or_stop(s: Settings) -> AttentionModel:
     """The model, or a message that says what failed and how to fix it, and a stop."""
     try:
@@ -498,17 +492,14 @@ def current_view() -> View:
     parity, full, hidden = None, None, np.zeros(0, dtype=int)
     if s.mode == "learned":
         everything = np.arange(analysis.n_tokens)
-        _, full = steps_for(model, analysis, everything, s.mode, s.d_k, s.seed, s.layer, s.head)
+        # With [CLS]/[SEP] shown, the shown steps already are the whole sentence's: no second computation.
+        full = steps if len(shown) == len(everything) else \
+            steps_for(model, analysis, everything, s.mode, s.d_k, s.seed, s.layer, s.head)[1]
         parity = float(np.abs(full.weights - analysis.attentions[s.layer, s.head]).max())
         hidden = np.setdiff1d(everything, shown)
     return View(settings=s, model=model, analysis=analysis, shown=shown,
                 tokens=[analysis.tokens[i] for i in shown], x=x, steps=steps, parity=parity, full=full,
                 hidden=hidden)
-
-
-def plain_small(x: float) -> str:
-    """A difference a student can read: no scientific notation."""
-    return "less than 0.00001" if x < 1e-5 else f"{x:.5f}"
 
 
 def parity_badge(view: View) -> None:
@@ -567,7 +558,7 @@ def pytorch_check_button(view: View) -> None:
         gap = checks[key]
         (st.success if gap <= 1e-5 else st.warning)(
             f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
-            f"page's weights by {'' if gap < 1e-5 else 'at most '}{plain_small(gap)} ({gap:.1e}).")
+            f"page's weights by {plain_small(gap, at_most=True)} ({gap:.1e}).")
 
 
 BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
@@ -590,6 +581,8 @@ def builtin_pronoun_scoreboard(model_name: str):
         return analysis.attentions, analysis.tokens, analysis.word_ids
 
     return pronoun.score_heads(pronoun.PAIRS, attentions_of)
+
+
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
 # once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, one at a time;
 # ordinary sentences never wait.

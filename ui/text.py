@@ -23,6 +23,11 @@ def pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
 
 
+def plain_small(x: float, at_most: bool = False) -> str:
+    """A tiny difference a student can read, never in scientific notation ("at most 0.00003" for a bound)."""
+    return "less than 0.00001" if x < 1e-5 else f"{'at most ' if at_most else ''}{x:.5f}"
+
+
 def shorten(text: str, limit: int = 48) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
