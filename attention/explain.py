@@ -6,6 +6,8 @@ computed it over the whole sentence and adds the hidden tokens' share as one ext
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -59,3 +61,19 @@ def reference_gap(reference_model, sentence: str, layer: int, head: int, weights
     """
     attentions = reference_model.analyze(sentence).attentions[layer, head]
     return float(np.abs(np.asarray(weights, dtype=np.float64) - attentions).max())
+
+
+@functools.lru_cache(maxsize=1)  # the same for every visitor: computed once per process (it allocates ~32 MB)
+def dot_product_spread(dims=(2, 8, 32, 128, 512, 1024), samples=2000, seed=0):  # -> (raw [len(dims)], scaled)
+    """The spread (standard deviation) of `samples` dot products of random unit-spread vectors of each length,
+    before and after dividing by √d_k: the raw spread grows like √d_k, the scaled one stays about 1."""
+    rng = np.random.default_rng(seed)
+    raw, scaled = [], []
+    for d in dims:
+        q, k = rng.standard_normal((2, samples, d))
+        dots = np.einsum("nd,nd->n", q, k)
+        raw.append(dots.std())
+        scaled.append((dots / np.sqrt(d)).std())
+    raw, scaled = np.array(raw), np.array(scaled)
+    raw.flags.writeable = scaled.flags.writeable = False  # shared by every session
+    return raw, scaled

@@ -1,7 +1,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import core
+from attention import core, explain
 from ui import figures, whys
 from ui.page import specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
@@ -35,17 +35,11 @@ st.markdown(
     "*all-or-nothing* weights, and then the model can barely learn (its gradients become tiny). Dividing by "
     "√d_k brings the spread back to about 1, whatever d_k is. Measured live on random vectors:"
 )
-rng = np.random.default_rng(0)
 dims = [2, 8, 32, 128, 512, 1024]
-raw_spread, scaled_spread = [], []
-for d in dims:
-    q, k = rng.standard_normal((2, 2000, d))
-    dots = np.einsum("nd,nd->n", q, k)
-    raw_spread.append(dots.std())
-    scaled_spread.append((dots / np.sqrt(d)).std())
+raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
 left, right = st.columns(2)
 with left:
-    figures.show(figures.line_chart(dims, {"q·k": np.array(raw_spread), "q·k / √d_k": np.array(scaled_spread)},
+    figures.show(figures.line_chart(dims, {"q·k": raw_spread, "q·k / √d_k": scaled_spread},
                                     "Spread (standard deviation) of 2,000 random dot products",
                                     "d_k (vector length)", "spread", teaching=teaching, log_x=True),
                  figures.figure_filename("step2_spread", "random vectors", f"dk{dims[0]}-{dims[-1]}"), teaching)

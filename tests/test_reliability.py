@@ -156,3 +156,51 @@ def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir
     at.button(key="retry_model_load").click().run()  # forgets the failure and tries again
     assert any("could not be loaded" in e.value for e in at.error)
     assert ui.state._failed_loads[str(models_dir / "broken")][0] > failed_at
+
+
+def test_a_long_text_nobody_reads_leaves_the_cache_and_short_ones_stay():
+    from ui.memory import ByteBudgetCache
+
+    now = [0.0]
+    cache = ByteBudgetCache(100 * 2**20, large_bytes=4 * 2**20, large_idle_seconds=60, clock=lambda: now[0])
+    cache.get_or_compute("long, left", lambda: np.zeros(2**20))        # 8 MB
+    cache.get_or_compute("long, still read", lambda: np.zeros(2**20))
+    cache.get_or_compute("short", lambda: np.zeros(100))
+    now[0] = 50.0
+    cache.get_or_compute("long, still read", lambda: pytest.fail("it is cached"))
+    now[0] = 61.0
+    assert cache.forget_idle() == 8 * 2**20
+    assert len(cache) == 2 and cache.total_bytes == 8 * 2**20 + 800
+    now[0] = 10_000.0  # a short sentence (the default, an example) stays however long nobody reads it
+    cache.forget_idle()
+    assert len(cache) == 1 and cache.total_bytes == 800
+
+
+def test_a_closed_tab_does_not_keep_a_model_pass_after_the_cache_lets_it_go(monkeypatch):
+    """What a tab leaves with Streamlit (its widgets' format functions, the downloads made on click) lives as
+    long as its session, two minutes after the tab closes: it must hold labels and settings, not the view,
+    which pins the model pass (25 MB at 256 tokens) after the shared cache has let it go."""
+    import gc
+    import io
+
+    from streamlit.delta_generator import DeltaGenerator
+
+    from attention.model import SentenceAnalysis
+
+    kept_by_streamlit = []
+    real_download_button = DeltaGenerator.download_button
+
+    def recording_download_button(self, label, data, *args, **kwargs):
+        kept_by_streamlit.append(data)
+        return real_download_button(self, label, data, *args, **kwargs)
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording_download_button)
+    sentence = "A pass that must not outlive the cache, said the teacher."
+    at = run_app(page="pages/step3_softmax.py", sentence=sentence)
+    assert not at.exception and len(kept_by_streamlit) == 2
+    ui.state.SENTENCE_CACHE.clear()
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, SentenceAnalysis) and o.sentence == sentence]
+    csv, npz = (make() for make in kept_by_streamlit)  # a click later still gets the same files
+    assert csv.decode().startswith('"query \\ key","a","pass",')
+    assert np.load(io.BytesIO(npz))["weights"].shape[0] == len(np.load(io.BytesIO(npz))["tokens"])

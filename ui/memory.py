@@ -12,6 +12,7 @@ import ctypes
 import dataclasses
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from typing import Any, Callable, Hashable
 
@@ -69,10 +70,16 @@ class ByteBudgetCache:
     more. A compute function must not ask the same cache for another key (it could wait for itself).
     """
 
-    def __init__(self, budget_bytes: int, max_computing: int = 2):
+    def __init__(self, budget_bytes: int, max_computing: int = 2, large_bytes: int = 4 * 2**20,
+                 large_idle_seconds: float = 60.0, clock: Callable[[], float] = time.monotonic):
         self.budget_bytes = budget_bytes
+        # A value this large is one student's long text, which nobody else will ask for: after this long
+        # unread it leaves (forget_idle), so a server left idle after a class shrinks back.
+        self.large_bytes, self.large_idle_seconds, self._clock = large_bytes, large_idle_seconds, clock
         self._computing = threading.BoundedSemaphore(max_computing)
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._last_read: dict[Hashable, float] = {}
+        _caches.add(self)
         self._lock = threading.Lock()
         self._key_locks: dict[Hashable, threading.Lock] = {}
         self._evicted_since_trim = 0
@@ -89,12 +96,14 @@ class ByteBudgetCache:
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
+                self._last_read[key] = self._clock()
                 return self._entries[key][0]
             key_lock = self._key_locks.setdefault(key, threading.Lock())
         with key_lock:
             with self._lock:  # another session may have computed it while this one waited
                 if key in self._entries:
                     self._entries.move_to_end(key)
+                    self._last_read[key] = self._clock()
                     return self._entries[key][0]
             try:
                 with self._computing:
@@ -111,9 +120,11 @@ class ByteBudgetCache:
         trim = False
         with self._lock:
             self._entries[key] = (value, size)
+            self._last_read[key] = self._clock()
             total = sum(s for _, s in self._entries.values())
             while total > self.budget_bytes and len(self._entries) > 1:
-                _, (_, evicted) = self._entries.popitem(last=False)
+                evicted_key, (_, evicted) = self._entries.popitem(last=False)
+                self._last_read.pop(evicted_key, None)
                 total -= evicted
                 self._evicted_since_trim += evicted
             if self._evicted_since_trim >= _TRIM_AFTER_BYTES:
@@ -121,17 +132,32 @@ class ByteBudgetCache:
         if trim:
             release_free_memory()
 
+    def forget_idle(self) -> int:
+        """Drop the large values nobody has read for large_idle_seconds; returns the bytes dropped."""
+        now, dropped = self._clock(), 0
+        with self._lock:
+            for key in [k for k, (_, size) in self._entries.items() if size >= self.large_bytes
+                        and now - self._last_read.get(k, now) >= self.large_idle_seconds]:
+                dropped += self._entries.pop(key)[1]
+                self._last_read.pop(key, None)
+        return dropped
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._last_read.clear()
         release_free_memory()
+
+
+_caches: "weakref.WeakSet[ByteBudgetCache]" = weakref.WeakSet()
 
 
 _trimmer_started = threading.Event()
 
 
 def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
-    """Once per process: hand freed memory back to the system every interval (an idle server shrinks).
+    """Once per process, every interval: drop the caches' idle long texts and hand freed memory back to the
+    system (an idle server shrinks).
 
     A page's temporary arrays and figure payloads are freed when its run ends, but glibc keeps the pages in
     each thread's arena, so after a class's long texts the server would stay at its peak for good.
@@ -143,6 +169,8 @@ def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
     def trim_forever():
         while True:
             time.sleep(interval_seconds)
+            for cache in list(_caches):
+                cache.forget_idle()
             release_free_memory()
 
     threading.Thread(target=trim_forever, name="memory-trimmer", daemon=True).start()

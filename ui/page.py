@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View, choose_sentence, current_view, parity_badge, shown_tokens
+from .state import View, choose_sentence, current_view, parity_badge, shown_tokens, view_again
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -58,11 +58,14 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     """Two download buttons whose files are made only when clicked: building both on every rerun cost ~20 ms
     at 256 tokens, for files most visitors never ask for. A click downloads without rerunning the page."""
     base = figures.figure_filename(step_name, view.settings.sentence, view.code)
-    tokens = view.tokens
+    # The buttons' functions live as long as the tab (and two minutes after it closes): they hold a copy of the
+    # one matrix and the settings, never the view, whose model pass is up to 25 MB.
+    matrix, tokens, settings, model = np.array(matrix), list(view.tokens), view.settings, view.model
+    col_tokens = None if col_tokens is None else list(col_tokens)
     left, right = st.columns(2)
     left.download_button("⬇️ This matrix as CSV", lambda: matrix_csv(matrix, tokens, col_tokens),
                          file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}", on_click="ignore")
-    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view),
+    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view_again(settings, model)),
                           file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
                           mime="application/octet-stream", key=f"npz-{step_name}", on_click="ignore")
 
@@ -187,5 +190,6 @@ def token_picker(view: View) -> None:
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
     st.session_state["token_chips"] = view.token
-    st.pills("Click a token to follow its row", list(range(len(view.tokens))), key="token_chips",
-             format_func=lambda j: view.tokens[j], on_change=_pick_token)
+    labels = list(view.tokens)  # the widget keeps its format_func for the tab's life: the labels, not the view
+    st.pills("Click a token to follow its row", list(range(len(labels))), key="token_chips",
+             format_func=lambda j: labels[j], on_change=_pick_token)

@@ -487,6 +487,18 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
 def current_view() -> View:
     s = settings()
     model, analysis = load_analysis(s)
+    return build_view(s, model, analysis)
+
+
+def view_again(s: Settings, model: AttentionModel) -> View:
+    """The same view rebuilt from its settings alone, outside a page run (a download made on click). Holding the
+    settings instead of the view keeps a closed tab from pinning a 25 MB model pass after the cache let it go."""
+    analysis = SENTENCE_CACHE.get_or_compute(("analysis", s.sentence, model.name), lambda: model.analyze(s.sentence))
+    return build_view(s, model, analysis)
+
+
+def build_view(s: Settings, model: AttentionModel, analysis: SentenceAnalysis) -> View:
+    """The four steps for the settings on one sentence's model pass (no Streamlit)."""
     shown = np.arange(analysis.n_tokens) if s.show_special else np.flatnonzero(~analysis.is_special)
     x, steps = steps_for(model, analysis, shown, s.mode, s.d_k, s.seed, s.layer, s.head)
     parity, full, hidden = None, None, np.zeros(0, dtype=int)
