@@ -3,8 +3,10 @@
 import streamlit as st
 
 import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
+from attention.model import resolve_model_name
 from ui import figures
 from ui.page import apply_teaching_layout
+from ui.shared import start_warmup
 from ui.state import long_input_slot, preload_model, sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
@@ -33,7 +35,9 @@ pages = {
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
 # first load, not in the middle of it (where Streamlit can lose the page and fall back to home).
-preload_model()
+model = preload_model()
+if model is not None and model.name == resolve_model_name(None):  # the server's own model, not a visitor's
+    start_warmup(model)  # once per process: what every visitor shares, computed in the background
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)

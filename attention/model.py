@@ -262,6 +262,18 @@ class AttentionModel:
             n_tokens_before_truncation=n_before,
         )
 
+    def embedding_tables(self) -> dict[str, np.ndarray] | None:
+        """The checkpoint's weights by name (the input embedding tables among them), for the Training lab's
+        toy sentences; None for a model run by PyTorch."""
+        bert = getattr(self, "_numpy_bert", None)
+        return None if bert is None else bert.weights
+
+    def vocabulary_ids(self, words) -> list[int | None]:
+        """Each word's id in the tokenizer's vocabulary (None when the word is not one token)."""
+        if self.backend == "numpy":
+            return [self._tokenizer.token_to_id(word) for word in words]
+        return [self._tokenizer.convert_tokens_to_ids(word) for word in words]
+
     def tokenize(self, sentence: str) -> list[str]:
         """The tokens the model will see (truncated like analyze), specials included."""
         with self._lock:

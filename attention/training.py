@@ -37,6 +37,15 @@ TASKS = {
     "marker": "look at the one token that carries a marker",
 }
 LEARNING_RATE = 0.5  # measured: 1.0 diverges on some tasks, 0.2 learns slower
+# The Training lab's runs: the main run, its snapshots, and the scaled/unscaled pairs at three d_k (fewer steps
+# and sentences than the main run: six runs, one of them at d_k = 512).
+LAB_STEPS = 300
+LAB_DEFAULT_TASK = "previous"
+LAB_SNAPSHOTS = (0, 20, 60, LAB_STEPS)
+LAB_DEFAULT_D_K = 32
+COMPARE_D_K = (8, 64, 512)
+COMPARE_STEPS = 150
+COMPARE_SENTENCES = 16
 SATURATED = 0.99  # a softmax row whose largest weight is above this passes almost no gradient
 
 

@@ -91,6 +91,15 @@ def downloads(name: str) -> None:
 def step_header(title: str) -> None:
     st.title(title)
     st.success("✅ Matches the model: (floor: no model here).")
+    if not S["teaching"] and len(S["tokens"]) <= 40:  # the app's token chips
+        st.pills("Click a token to follow its row", list(range(len(S["tokens"]))), key="token_chips",
+                 format_func=lambda j: S["tokens"][j])
+
+
+def step_nav(previous: str, following: str) -> None:
+    left, _, right = st.columns(3)
+    left.button(f"← Previous: {previous}", key="nav-prev")
+    right.button(f"Next: {following} →", key="nav-next")
 
 
 def home():
@@ -100,6 +109,8 @@ def home():
     st.markdown(" · ".join(f"`{t}`" for t in tokens))
     show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, "Attention weights", kind="weights",
                                 highlight_row=S["token"], teaching=S["teaching"]), "home")
+    show(figures.token_lines(weights(len(tokens)), tokens, tokens, "The same, as lines", selected=S["token"],
+                             teaching=S["teaching"]), "home_lines")
 
 
 def matrix_step(title: str, name: str, kind: str, extra=None):
@@ -114,21 +125,32 @@ def matrix_step(title: str, name: str, kind: str, extra=None):
         if extra:
             extra(tokens)
         downloads(name)
+        step_nav("previous step", "next step")
     page.__name__ = name  # st.Page names a callable's page after it
     return page
 
 
+def vectors(tokens, name):
+    return figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, name, kind="vectors",
+                                  highlight_row=S["token"], teaching=S["teaching"], x_title="dimension",
+                                  y_title="token")
+
+
 def step1_extra(tokens):
-    with st.expander("See the Q, K and V matrices (one row per token, one column per number)"):
-        for tab, name in zip(st.tabs(["Q (queries)", "K (keys)", "V (values)"]), "QKV"):
-            with tab:
-                show(figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, name,
-                                            kind="vectors", highlight_row=S["token"], teaching=S["teaching"],
-                                            x_title="dimension", y_title="token"), f"step1_{name}", key=f"fig-{name}")
-    st.dataframe({"key token": tokens, "q·k score": rng.random(len(tokens))}, hide_index=True)
+    for column, name in zip(st.columns(2), "QK"):  # Q and K side by side
+        with column:
+            show(vectors(tokens, name), f"step1_{name}", key=f"fig-{name}")
+    show(figures.query_meets_keys(rng.standard_normal((len(tokens), D_HEAD)), rng.standard_normal(len(tokens)),
+                                  tokens, tokens[S["token"]], "q × each key", teaching=S["teaching"]), "step1_meets")
+    with st.expander("The scores as a table, and the values V"):
+        st.dataframe({"key token": tokens, "q·k score": rng.random(len(tokens))}, hide_index=True)
+        show(vectors(tokens, "V"), "step1_V", key="fig-V")
 
 
 def step2_extra(tokens):
+    n = len(tokens)
+    show(figures.matrix_heatmap(rng.standard_normal((n, n)), tokens, tokens, "before", kind="signed",
+                                teaching=S["teaching"]), "step2_before", key="fig-before")  # steps 1 and 2 side by side
     dims = [2, 4, 8, 16, 32, 64, 128, 384]
     show(figures.line_chart(dims, {"q·k": rng.random(8), "q·k / √d_k": rng.random(8)}, "spread", "d_k", "std"),
          "step2_spread")
@@ -137,11 +159,15 @@ def step2_extra(tokens):
 
 
 def step3_extra(tokens):
-    left, right = st.columns([2, 1])
+    left, right = st.columns([3, 2])
     with left:
-        show(figures.row_bars(weights(1, len(tokens))[0], tokens, "row", teaching=S["teaching"],
-                              highlight=S["token"]), "step3_row")
-    right.dataframe({"query token": tokens, "row sum": ["1.000000"] * len(tokens)}, hide_index=True)
+        show(figures.softmax_table(rng.random((len(tokens), 4)), tokens, ("s", "s - max", "e^", "/ sum"),
+                                   "Softmax of the row", teaching=S["teaching"], highlight=S["token"]), "step3_row")
+    right.markdown("A floor paragraph beside the table.")
+    show(figures.token_lines(weights(len(tokens)), tokens, tokens, "attention as lines", selected=S["token"],
+                             teaching=S["teaching"]), "step3_lines")
+    with st.expander("Every row sums to 1 (computed)"):
+        st.dataframe({"query token": tokens, "row sum": ["1.000000"] * len(tokens)}, hide_index=True)
 
 
 def step4_extra(tokens):
@@ -155,6 +181,7 @@ def pronoun():
                              bind="query-params", max_chars=2000)
     tokens = ["[CLS]", *words(sentence), "[SEP]"]
     teaching = S["teaching"]
+    show(figures.weight_grid(rng.random((N_LAYERS, N_HEADS)), "weight", teaching=teaching), "pronoun_weights")
     show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "share", teaching=teaching), "pronoun_grid")
     show(figures.row_bars(weights(1, len(tokens))[0], tokens, "row", teaching=teaching), "pronoun_row")
     show(figures.line_chart(range(N_LAYERS), {"a": rng.random(N_LAYERS), "b": rng.random(N_LAYERS)}, "per layer",
@@ -195,10 +222,50 @@ def whatif():
              f"whatif_{name}", key=f"wi-{name}")
 
 
+def compare():
+    st.title("Compare two sentences")
+    left, right = st.columns(2)
+    first = left.text_input("First sentence", value="I sat on the river bank.", key="compare_a")
+    second = right.text_input("Second sentence", value="I opened a bank account.", key="compare_b")
+    st.selectbox("Word to follow (it is in both sentences)", ["bank"], key="compare_word")
+    for column, sentence in zip(st.columns(2), (first, second)):
+        tokens = words(sentence)
+        with column:
+            show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, sentence, kind="weights",
+                                        teaching=S["teaching"]), f"compare_{sentence}", key=f"cmp-{sentence}")
+    st.button("Show layer 0, head 0", key="compare_show")
+
+
+def training_lab():
+    st.title("Training lab: watch one head learn")
+    left, middle, right = st.columns(3)
+    left.selectbox("Task", ["previous", "copy", "marker"], key="train_task")
+    middle.select_slider("d_k (length of each query/key)", [8, 16, 32, 64], value=32, key="train_dk")
+    right.toggle("Divide scores by √d_k", value=True, key="train_scaled")
+    teaching = S["teaching"]
+    show(figures.line_chart(np.arange(301), {"loss": rng.random(301), "uniform": rng.random(301)}, "loss", "step",
+                            "loss", teaching=teaching), "training_loss")
+    words8 = [f"w{i}" for i in range(8)]
+    show(figures.small_multiples([weights(8) for _ in range(5)], words8, [f"step {i}" for i in range(5)],
+                                 "attention while training", teaching=teaching), "training_snapshots")
+    show(figures.line_chart(np.arange(101), {f"d_k {d}": rng.random(101) for d in (8, 64, 512)}, "scaled",
+                            "step", "loss", teaching=teaching), "training_compare")
+    st.dataframe({"d_k": [8, 64, 512], "loss": rng.random(3)}, hide_index=True)
+    tokens = S["tokens"]
+    show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",
+                                kind="signed", teaching=teaching), "training_jacobian")
+
+
 def quiz():
     st.title("Check yourself")
     for number in range(3):
         st.radio(f"Question {number + 1}", ["a", "b", "c"], index=None, key=f"quiz_{number}")
+
+
+def glossary():
+    st.title("Glossary")
+    for term in ("attention", "query", "key", "value", "softmax", "head", "layer", "token"):
+        st.markdown(f"**{term}**: a floor sentence.")
 
 
 st.set_page_config(page_title="Floor: bare Streamlit", page_icon="🔎", layout="wide")
@@ -213,12 +280,15 @@ pages = {
                             step3_extra), title="3 · Softmax → weights", url_path="step3_softmax"),
         st.Page(matrix_step("Step 4 · Output = weights·V", "step4_output", "vectors", step4_extra),
                 title="4 · Output = weights·V", url_path="step4_output"),
+        st.Page(compare, title="Compare two sentences", url_path="compare"),
     ],
     "Going further": [
         st.Page(pronoun, title="Does “it” look at “dog”?", url_path="pronoun"),
         st.Page(multihead, title="Multi-head attention", url_path="multihead"),
         st.Page(whatif, title="What-if lab", url_path="whatif"),
+        st.Page(training_lab, title="Training lab", url_path="training"),
         st.Page(quiz, title="Check yourself", url_path="quiz"),
+        st.Page(glossary, title="Glossary", url_path="glossary"),
     ],
 }
 navigation = st.navigation(pages)

@@ -7,6 +7,7 @@ server is left idle. Prints p50/p95 latency, server CPU and server memory (peak 
 
     python bench/load.py                      # 1, 4, 8 and 16 students, 3 sentence changes each
     python bench/load.py --students 12 --changes 5 --idle 60
+    python bench/load.py --students 10,20,30,40 --think 15 --worst 0   # a class: students read between edits
 
 No browser is involved, so the numbers are the server's alone (the students' browsers run elsewhere).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import random
 import statistics
 import sys
 import time
@@ -103,11 +105,17 @@ class Student:
                 return time.perf_counter() - started
 
 
-async def one_student(url: str, index: int, changes: int, latencies: list[float], exceptions: list[str]) -> None:
+async def one_student(url: str, index: int, changes: int, latencies: list[float], exceptions: list[str],
+                      think: float = 0.0) -> None:
+    """A deep link, then `changes` new sentences; with `think` seconds, a student reads for a random 0.5–1.5 ×
+    think between requests (and arrives at a random moment within the first think), as in a class."""
     page = PAGE_ROTATION[index % len(PAGE_ROTATION)]
+    pause = random.Random(index)
+    await asyncio.sleep(pause.uniform(0, think))
     async with Student(url, page) as student:
         latencies.append(await student.run({"sentence": sentence(index, 0)}))  # the deep link
         for step in range(1, changes + 1):
+            await asyncio.sleep(pause.uniform(0.5 * think, 1.5 * think))
             new = sentence(index, step)
             latencies.append(await student.run({"sentence": new}, widget_value=new))
         exceptions.extend(student.exceptions)
@@ -127,13 +135,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_level(url: str, pid: int, students: int, changes: int) -> dict:
+def run_level(url: str, pid: int, students: int, changes: int, think: float = 0.0) -> dict:
     latencies: list[float] = []
     exceptions: list[str] = []
     cpu_before, wall_before = server_cpu_seconds(pid), time.perf_counter()
 
     async def crowd():
-        await asyncio.gather(*(one_student(url, i, changes, latencies, exceptions) for i in range(students)))
+        await asyncio.gather(*(one_student(url, i, changes, latencies, exceptions, think) for i in range(students)))
 
     asyncio.run(crowd())
     wall = time.perf_counter() - wall_before
@@ -148,6 +156,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", default="1,4,8,16", help="comma-separated crowd sizes, run in turn")
     parser.add_argument("--changes", type=int, default=3, help="new sentences per student after the deep link")
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="seconds a student reads between requests (random 0.5-1.5x; 0: none, the harshest)")
     parser.add_argument("--worst", type=int, default=12, help="students sending 256-token texts (0 to skip)")
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle before the idle memory")
     args = parser.parse_args(argv)
@@ -156,14 +166,19 @@ def main(argv: list[str] | None = None) -> dict:
         pid = process.pid
         print(f"server ready in {ready:.1f} s (shipped .streamlit/config.toml: file watcher "
               f"{_config_value('fileWatcherType')}); RSS {server_memory_mb(pid)[0]:.0f} MB")
+        print(f"each student: a deep link, then {args.changes} new sentences, "
+              + (f"reading {0.5 * args.think:g}-{1.5 * args.think:g} s between requests" if args.think
+                 else "each sent as soon as the last is answered (no reading time: the harshest case)"))
         print("students  requests  p50 s  p95 s  server CPU s  CPU %  RSS MB  peak MB  exceptions")
         for students in (int(n) for n in args.students.split(",")):
-            level = run_level(url, pid, students, args.changes)
+            level = run_level(url, pid, students, args.changes, args.think)
             results["levels"].append(level)
             verdict = "ok" if level["p95"] <= LATENCY_TARGET_S else f"over {LATENCY_TARGET_S:g} s"
             print(f"{students:8d}  {level['requests']:8d}  {level['p50']:5.2f}  {level['p95']:5.2f}  "
                   f"{level['cpu_s']:12.1f}  {level['cpu_pct']:5.0f}  {level['rss']:6.0f}  {level['peak']:7.0f}  "
                   f"{len(level['exceptions'])}  ({verdict})")
+            for message in sorted(set(level["exceptions"]))[:3]:
+                print(f"          exception: {message}")
         served = [lv["students"] for lv in results["levels"] if lv["p95"] <= LATENCY_TARGET_S]
         print(f"largest crowd with p95 <= {LATENCY_TARGET_S:g} s: {max(served) if served else 'none'} students")
         if args.worst:

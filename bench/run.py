@@ -198,6 +198,8 @@ JOURNEY = [
     ("switch to the pronoun page (first visit)", ("click", "Does “it” look at “dog”?")),
     ("switch to step 3 again", ("click", "3 · Softmax → weights")),
     ("pronoun page revisit", ("click", "Does “it” look at “dog”?")),
+    ("switch to compare two sentences", ("click", "Compare two sentences")),
+    ("switch to the Training lab (first visit)", ("click", "Training lab")),
     ("new tab on the warm server, link to step 3", ("tab", "step3_softmax?sentence=Cats+chase+mice")),
 ]
 TARGETS = {"pronoun page revisit": 1.0}  # seconds to drawn, on top of the ≤ 1.2× ratio

@@ -23,8 +23,8 @@ def bench_training(line=None, d_k: int = 32, steps: int = 300, repeat: int = 3) 
     from attention.model import AttentionModel
 
     model = AttentionModel()
-    tables = model._numpy_bert.weights
-    vocab_ids = [model._tokenizer.token_to_id(word) for word in training.VOCABULARY]
+    tables = model.embedding_tables()
+    vocab_ids = model.vocabulary_ids(training.VOCABULARY)
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()

@@ -42,6 +42,7 @@ def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Pat
     yields (base url, process, seconds until healthy)."""
     port = port or free_port()
     env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
+    env.pop("ATTENTION_WARMUP", None)  # a server runs as shipped: with its background warm-up
     started = time.perf_counter()
     # The log goes to a file, not a pipe: nobody reads a pipe while the server runs, and a full one would
     # block the server mid-test.

@@ -2,27 +2,24 @@ import numpy as np
 import streamlit as st
 
 from attention import training
-from ui import figures
+from ui import figures, shared
 from ui.state import current_view, model_or_stop, settings, steps_for
 from ui.text import pct, quote
 
-TRAIN_STEPS = 300
-SNAPSHOT_STEPS = (0, 20, 60, TRAIN_STEPS)
-COMPARE_D_K = (8, 64, 512)
-COMPARE_STEPS = 150          # fewer steps and sentences than the main run: six runs, one of them at d_k = 512
-COMPARE_SENTENCES = 16
 D_K_OPTIONS = [4, 8, 16, 32, 64, 128, 512]
+SNAPSHOT_STEPS = training.LAB_SNAPSHOTS
+COMPARE_D_K, COMPARE_STEPS, COMPARE_SENTENCES = training.COMPARE_D_K, training.COMPARE_STEPS, training.COMPARE_SENTENCES
 
 st.title("Training lab: watch one attention head learn")
 s = settings()
 teaching = s.teaching
 model = model_or_stop(s)
-if getattr(model, "_numpy_bert", None) is None:
+if model.embedding_tables() is None:
     st.info("The training lab needs the bundled model's own embedding table; this model cannot provide it. "
             "Clear the model name in the sidebar to use the bundled model.")
     st.stop()
-tables = model._numpy_bert.weights
-vocab_ids = [model._tokenizer.token_to_id(word) for word in training.VOCABULARY]
+tables = model.embedding_tables()
+vocab_ids = model.vocabulary_ids(training.VOCABULARY)
 
 st.markdown(
     "Every other page uses weights the model already **learned**. Here you watch learning happen. "
@@ -47,29 +44,27 @@ scaled = right.toggle("Divide scores by √d_k", value=True, key="train_scaled")
 seed = 0
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def train_cached(model_name, task, d_k, scaled, seed, steps, n_sentences, snapshots, _tables, _vocab_ids,
-                 _label=""):
-    # The progress bar is made and removed inside the cached function: Streamlit replays a cached function's
-    # elements on a cache hit, and can only do that for elements the function itself created.
-    bar = st.progress(0.0, text=_label)
-    run = training.train(task, _tables, _vocab_ids, d_k=d_k, scaled=scaled, steps=steps, seed=seed,
-                         n_sentences=n_sentences, snapshot_steps=snapshots,
-                         progress=lambda step, total: bar.progress(step / total, text=_label))
-    bar.empty()
-    return run
-
-
 def with_progress(label, runs):
-    """Run (or fetch from the cache) several trainings, each under a progress bar."""
-    return [train_cached(s.model_name, **kwargs, _tables=tables, _vocab_ids=vocab_ids,
-                         _label=f"{label} ({index + 1} of {len(runs)})" if len(runs) > 1 else label)
-            for index, kwargs in enumerate(runs)]
+    """Train (or fetch, once per process for everyone) several runs, each under a progress bar while it trains."""
+    results = []
+    for index, run in enumerate(runs):
+        text = f"{label} ({index + 1} of {len(runs)})" if len(runs) > 1 else label
+        slot = st.empty()
+        bar = None
+
+        def progress(step, total):
+            nonlocal bar
+            bar = bar or slot.progress(0.0, text=text)
+            bar.progress(step / total, text=text)
+
+        with st.spinner(text):  # shown only while waiting for a run the warm-up or another visitor is training
+            results.append(shared.training_run(model, progress=progress, **run))
+        slot.empty()
+    return results
 
 
-(run,) = with_progress("Training the head…", [dict(task=task, d_k=d_k, scaled=scaled, seed=seed,
-                                                   steps=TRAIN_STEPS, n_sentences=32,
-                                                   snapshots=SNAPSHOT_STEPS)])
+main_run, compare_runs = shared.lab_runs(task, d_k, scaled, seed)
+(run,) = with_progress("Training the head…", [main_run])
 words = [training.VOCABULARY[i] for i in run.shown_ids]
 shown = training.make_batch(task, training.toy_inputs(tables, vocab_ids, len(words)), 1, [seed, 1])
 if task == "marker":
@@ -150,10 +145,7 @@ st.markdown(
 )
 if st.toggle("Run the comparison (six more trainings; the first time takes a while)", value=True,
              key="train_compare"):
-    compare = with_progress("Training six heads to compare…",
-                            [dict(task=task, d_k=k, scaled=sc, seed=seed, steps=COMPARE_STEPS,
-                                  n_sentences=COMPARE_SENTENCES, snapshots=()) for k in COMPARE_D_K
-                             for sc in (True, False)])
+    compare = with_progress("Training six heads to compare…", compare_runs)
     pairs = {k: (compare[2 * i], compare[2 * i + 1]) for i, k in enumerate(COMPARE_D_K)}
     figures.show(figures.line_chart(np.arange(COMPARE_STEPS + 1),
                                     {f"d_k={k} {'÷√d_k' if r.scaled else 'unscaled'}": np.array(r.losses)

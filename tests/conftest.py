@@ -7,6 +7,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# In-process page runs (AppTest) do without the background warm-up, so the call counters the tests read are
+# not raced by it; servers started by the tests warm up as shipped (devtools.browser.streamlit_server), and
+# tests/test_performance.py tests the warm-up itself.
+os.environ["ATTENTION_WARMUP"] = "0"
 
 
 @pytest.fixture(scope="session")

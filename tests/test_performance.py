@@ -3,6 +3,8 @@
 - One sentence edit is one script run (URL-bound widgets must not add reruns).
 - The step pages' downloads are built when clicked, and a click does not rerun the page.
 - The model pass runs its matrix products on one BLAS thread, and that changes no number.
+- What every visitor shares (the pronoun test set, the Training lab's default runs) is computed once per
+  process, in a background warm-up.
 """
 
 import csv
@@ -14,6 +16,8 @@ import numpy as np
 import pytest
 
 from devtools.browser import CHROMIUM, streamlit_server, wait_for_page
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_model_pass_runs_on_one_blas_thread(model):
@@ -108,3 +112,37 @@ def test_csv_download_is_made_on_click_without_a_rerun(step3):
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-6)  # the page's softmax rows, as numbers
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0
+
+
+def test_the_warm_up_computes_what_every_visitor_shares_once():
+    """The background warm-up scores the pronoun test set and trains the Training lab's default runs; a
+    visitor who comes later gets them without computing anything (a fresh process: the warm-up runs once)."""
+    import subprocess
+    import sys
+
+    script = """
+import os, threading
+os.environ["ATTENTION_WARMUP"] = "1"
+from attention import training
+from attention.model import AttentionModel
+import ui.shared as shared
+model = AttentionModel()
+shared.start_warmup(model)
+shared.start_warmup(model)  # a second session: nothing more starts
+warmers = [t for t in threading.enumerate() if t.name == "warm-up"]
+assert len(warmers) == 1, warmers
+warmers[0].join(300)
+assert shared.BUILTIN_PRONOUN_SCORINGS["count"] == 1
+main, compare = shared.lab_runs()
+trained = []
+original = training.train
+training.train = lambda *a, **k: trained.append(1) or original(*a, **k)
+runs = [shared.training_run(model, **run) for run in [main, *compare]]
+shared.builtin_pronoun_scoreboard(model)
+assert not trained and shared.BUILTIN_PRONOUN_SCORINGS["count"] == 1
+assert runs[0].steps == training.LAB_STEPS and runs[0].final_loss < runs[0].losses[0]
+print("ok", len(shared.SHARED_RESULTS))
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["ok", "8"]

@@ -13,8 +13,8 @@ from attention import training
 
 @pytest.fixture(scope="module")
 def toy(model):
-    tables = model._numpy_bert.weights
-    vocab_ids = [model._tokenizer.token_to_id(word) for word in training.VOCABULARY]
+    tables = model.embedding_tables()
+    vocab_ids = model.vocabulary_ids(training.VOCABULARY)
     return tables, vocab_ids
 
 

@@ -71,8 +71,9 @@ class ByteBudgetCache:
     """
 
     def __init__(self, budget_bytes: int, max_computing: int = 2, large_bytes: int = 4 * 2**20,
-                 large_idle_seconds: float = 60.0, clock: Callable[[], float] = time.monotonic):
-        self.budget_bytes = budget_bytes
+                 large_idle_seconds: float = 60.0, clock: Callable[[], float] = time.monotonic,
+                 max_entries: int | None = None):
+        self.budget_bytes, self.max_entries = budget_bytes, max_entries
         # A value this large is one student's long text, which nobody else will ask for: after this long
         # unread it leaves (forget_idle), so a server left idle after a class shrinks back.
         self.large_bytes, self.large_idle_seconds, self._clock = large_bytes, large_idle_seconds, clock
@@ -122,7 +123,8 @@ class ByteBudgetCache:
             self._entries[key] = (value, size)
             self._last_read[key] = self._clock()
             total = sum(s for _, s in self._entries.values())
-            while total > self.budget_bytes and len(self._entries) > 1:
+            while len(self._entries) > 1 and (total > self.budget_bytes or len(self._entries) >
+                                              (self.max_entries or len(self._entries))):
                 evicted_key, (_, evicted) = self._entries.popitem(last=False)
                 self._last_read.pop(evicted_key, None)
                 total -= evicted

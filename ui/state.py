@@ -72,12 +72,12 @@ def forget_failed_loads() -> None:
         _failed_loads.clear()
 
 
-def preload_model() -> None:
+def preload_model() -> AttentionModel | None:
     """Warm the shared model; a failure is left for the page to explain."""
     try:
-        get_model(st.session_state.get("model") or None)
+        return get_model(st.session_state.get("model") or None)
     except ModelLoadError:
-        pass
+        return None
 
 
 # Every per-sentence result of every session together: a hosted demo has ~700 MB, the server itself uses
@@ -571,28 +571,6 @@ def pytorch_check_button(view: View) -> None:
         (st.success if gap <= 1e-5 else st.warning)(
             f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
             f"page's weights by {plain_small(gap, at_most=True)} ({gap:.1e}).")
-
-
-BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
-
-
-@st.cache_resource(show_spinner="Scoring the built-in sentence pairs (once for everyone)…", max_entries=2)
-def builtin_pronoun_scoreboard(model_name: str):
-    """The pronoun page's built-in test set, scored once per process: it does not depend on the session.
-
-    It reads the model's own attention, not the bounded per-session cache of sentences (16 passes would
-    push every user's sentences out of it).
-    """
-    from attention import pronoun
-
-    BUILTIN_PRONOUN_SCORINGS["count"] += 1
-    model = _load_model(_model_to_load(model_name))
-
-    def attentions_of(text):
-        analysis = model.analyze(text)
-        return analysis.attentions, analysis.tokens, analysis.word_ids
-
-    return pronoun.score_heads(pronoun.PAIRS, attentions_of)
 
 
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
