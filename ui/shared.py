@@ -2,14 +2,18 @@
 
 The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (seven trainings)
 are the same for everyone. They are kept here, read-only, and a background warm-up computes them right after
-the first visitor's model load, at low priority, so nobody waits for them on a first visit.
+the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import pickle
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 from attention import pronoun, training
 from attention.model import AttentionModel
@@ -17,6 +21,7 @@ from attention.model import AttentionModel
 from .memory import ByteBudgetCache
 
 _LOGGER = logging.getLogger(__name__)
+_ROOT = Path(__file__).resolve().parents[1]
 
 # A few MB in all (a training run keeps its small weight matrices and snapshots); bounded all the same.
 SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=48)
@@ -70,26 +75,38 @@ def lab_runs(task: str = training.LAB_DEFAULT_TASK, d_k: int = training.LAB_DEFA
 _warmup_started = threading.Event()
 
 
+def warm_results(model: AttentionModel) -> dict:
+    """Everything the warm-up computes, by key (run in a worker process: python -m ui.shared)."""
+    results = {("pronoun test set", model.name): builtin_pronoun_scoreboard(model)}
+    if model.embedding_tables() is not None:
+        main, compare = lab_runs()
+        results.update((training_key(model, **run), training_run(model, **run)) for run in [main, *compare])
+    return results
+
+
 def start_warmup(model: AttentionModel) -> None:
-    """Once per process, in the background at the lowest CPU priority: the built-in pronoun test set and the
-    Training lab's default runs. A visitor who asks for one of them first simply computes it (and the
-    warm-up then finds it done); one who asks while the warm-up computes it waits for that result."""
+    """Once per process: the built-in pronoun test set and the Training lab's default runs, computed in a
+    worker process at the lowest CPU priority and then shared with every session.
+
+    A process, not a thread: a thread of this server would hold Python's lock for seconds while the first
+    visitors' pages wait for it. A visitor who asks for a result before the worker is done computes it (and
+    the worker's copy is then dropped)."""
     if _warmup_started.is_set() or os.environ.get("ATTENTION_WARMUP", "1") == "0":
         return
     _warmup_started.set()
 
     def warm():
         try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)  # Linux: this thread only
-        except (AttributeError, OSError):
-            pass
-        try:
-            builtin_pronoun_scoreboard(model)
-            if model.embedding_tables() is not None:
-                main, compare = lab_runs()
-                for run in [main, *compare]:
-                    training_run(model, **run)
-        except Exception:  # a warm-up must never take the server down; the page will say what failed
+            worker = subprocess.run([sys.executable, "-m", "ui.shared", model.name], cwd=_ROOT,
+                                    capture_output=True, timeout=600, check=True,
+                                    preexec_fn=lambda: os.nice(19))
+            for key, value in pickle.loads(worker.stdout).items():
+                SHARED_RESULTS.get_or_compute(key, lambda value=value: value)
+        except Exception:  # a warm-up must never take the server down; a page computes what it needs
             _LOGGER.exception("warm-up failed")
 
     threading.Thread(target=warm, name="warm-up", daemon=True).start()
+
+
+if __name__ == "__main__":  # the warm-up's worker process: the results, pickled, on standard output
+    sys.stdout.buffer.write(pickle.dumps(warm_results(AttentionModel(sys.argv[1]))))
