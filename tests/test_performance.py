@@ -142,10 +142,11 @@ runs = [shared.training_run(model, **run) for run in [main, *compare]]
 shared.builtin_pronoun_scoreboard(model)
 assert not trained and shared.BUILTIN_PRONOUN_SCORINGS["count"] == 0  # all computed by the worker
 assert runs[0].steps == training.LAB_STEPS and runs[0].final_loss < runs[0].losses[0]
+kept = len(shared.SHARED_RESULTS)
 shared.SHARED_RESULTS.clear()  # the same numbers as computing here
 training.train = original
 assert shared.training_run(model, **main).losses == runs[0].losses
-print("ok", len(shared.SHARED_RESULTS))
+print("ok", kept)
 """
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
