@@ -3,7 +3,9 @@
     streamlit run bench/floor_app.py
 
 Same page paths, titles, sidebar widgets (URL-bound like the app's) and the same plotly figures, built by the
-app's own ui/figures.py, but from random arrays: no model, no attention, no computation. Whatever the app takes
+app's own ui/figures.py, but from random arrays: no model, no attention, no computation. Each page also lays out
+as much teaching text as the app's page (headings, paragraphs, expanders, formulas, notices, tables: counted
+in Chromium on 3 December 2026, `prose()`), since text is part of what the browser draws. Whatever the app takes
 beyond this floor is the app's own cost. The tokens are the sentence's words and punctuation, lower-cased,
 which for plain English sentences gives the bundled model's tokens (4 for "I am good.", 14 for "The animal
 didn't cross the street because it was too tired.").
@@ -61,6 +63,29 @@ def sidebar() -> dict:
             "teaching": teaching, "layer": layer, "head": head}
 
 
+PARAGRAPH = ("A floor paragraph as long as the app's: it stands where the app explains the matrix beside it, with a "
+             "**bold** word and a number like 0.42, so the browser lays out the same amount of text. ") * 2
+
+
+def prose(headings: int = 0, paragraphs: int = 0, expanders: int = 0, formulas: int = 0, alerts: int = 0,
+          tables: int = 0) -> None:
+    """The app page's text elements, counted in Chromium (headings, paragraphs, expanders, KaTeX formulas,
+    notices, tables): teaching text is part of the page, so the floor lays out as much of it."""
+    for number in range(headings):
+        st.subheader(f"A floor heading {number + 1}")
+    for _ in range(paragraphs):
+        st.markdown(PARAGRAPH)
+    for _ in range(formulas):
+        st.latex(r"\operatorname{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}")
+    for _ in range(alerts):
+        st.info(PARAGRAPH[:160])
+    for number in range(expanders):
+        with st.expander(f"A floor expander {number + 1}"):
+            st.markdown(PARAGRAPH)
+    for _ in range(tables):
+        st.table([{"what": f"row {i}", "value": f"{i / 10:.2f}"} for i in range(6)])
+
+
 def weights(n_rows: int, n_cols: int | None = None) -> np.ndarray:
     raw = rng.random((n_rows, n_cols or n_rows))
     return raw / raw.sum(axis=1, keepdims=True)
@@ -111,6 +136,17 @@ def home():
                                 highlight_row=S["token"], teaching=S["teaching"]), "home")
     show(figures.token_lines(weights(len(tokens)), tokens, tokens, "The same, as lines", selected=S["token"],
                              teaching=S["teaching"]), "home_lines")
+    for column, name in zip(st.columns(5), ("I am good.", "it", "river bank", "long", "more")):
+        column.button(name, key=f"example-{name}")
+    prose(headings=2, paragraphs=12, expanders=1, alerts=1)
+
+
+STEP_PROSE = {  # what each app step page has beyond the floor's title, paragraph and formula (Chromium counts)
+    "step1_scores": dict(headings=1, paragraphs=12, expanders=1, formulas=2),
+    "step2_scaling": dict(headings=1, paragraphs=10, expanders=1, formulas=1),
+    "step3_softmax": dict(headings=3, paragraphs=13, expanders=1, formulas=1),
+    "step4_output": dict(headings=1, paragraphs=13, expanders=1, formulas=1),
+}
 
 
 def matrix_step(title: str, name: str, kind: str, extra=None):
@@ -124,6 +160,7 @@ def matrix_step(title: str, name: str, kind: str, extra=None):
                                          kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
         if extra:
             extra(tokens)
+        prose(**STEP_PROSE[name])
         downloads(name)
         step_nav("previous step", "next step")
     page.__name__ = name  # st.Page names a callable's page after it
@@ -192,6 +229,10 @@ def pronoun():
          "pronoun_contrast")
     show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "accuracy", teaching=teaching), "pronoun_testset")
     st.table([{"method": f"baseline {i}", "accuracy": "50%"} for i in range(4)])
+    for number in range(3):
+        st.selectbox(f"Floor choice {number + 1}", ["dog", "food", "it"], key=f"pron_choice_{number}")
+    st.button("Use the sidebar's sentence", key="pron_use")
+    prose(headings=7, paragraphs=15, expanders=3, formulas=1, alerts=1, tables=1)
 
 
 def multihead():
@@ -211,6 +252,7 @@ def multihead():
         with tab:
             show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None, name, kind="vectors",
                                         teaching=teaching), f"multihead_{name}", key=f"mh-{name}")
+    prose(headings=3, paragraphs=6, expanders=1, formulas=1)
 
 
 def whatif():
@@ -234,6 +276,7 @@ def compare():
             show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, sentence, kind="weights",
                                         teaching=S["teaching"]), f"compare_{sentence}", key=f"cmp-{sentence}")
     st.button("Show layer 0, head 0", key="compare_show")
+    prose(paragraphs=6)
 
 
 def training_lab():
@@ -254,6 +297,8 @@ def training_lab():
     tokens = S["tokens"]
     show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",
                                 kind="signed", teaching=teaching), "training_jacobian")
+    st.toggle("Run the comparison", value=True, key="train_compare")
+    prose(headings=4, paragraphs=13, expanders=1, formulas=1)
 
 
 def quiz():
