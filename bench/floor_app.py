@@ -338,4 +338,5 @@ pages = {
 }
 navigation = st.navigation(pages)
 S = sidebar()
+st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # the same figure toolbar as the app's
 navigation.run()
