@@ -36,11 +36,13 @@ pages = {
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
 # first load, not in the middle of it (where Streamlit can lose the page and fall back to home).
 model = preload_model()
-if model is not None and model.name == resolve_model_name(None):  # the server's own model, not a visitor's
-    start_warmup(model)  # once per process: what every visitor shares, computed in the background
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
 st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # an "SVG" button beside each camera
-with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
-    navigation.run()
+try:
+    with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
+        navigation.run()
+finally:  # after the first page is drawn (even one that stops early), not competing with it
+    if model is not None and model.name == resolve_model_name(None):  # the server's own model, not a visitor's
+        start_warmup(model)  # once per process: what every visitor shares, computed in the background

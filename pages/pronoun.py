@@ -5,8 +5,7 @@ import streamlit as st
 
 from attention import core
 from attention import pronoun as pr
-from ui import figures
-from ui.shared import builtin_pronoun_scoreboard
+from ui import figures, shared
 from ui.state import MAX_SENTENCE_CHARS, analyze, choose_sentence, core_attentions, model_or_stop, settings
 from ui.text import md, pct, plain_small, quote, shorten
 
@@ -240,8 +239,11 @@ with st.expander("Where the name comes from, and the pairs"):
                 "Challenge.")
     st.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
               for pair in pr.PAIRS for case in pair])
-with st.spinner("Scoring the built-in sentence pairs (once for everyone)…"):
-    board = builtin_pronoun_scoreboard(model)
+if shared.is_ready(shared.pronoun_key(model)):
+    board = shared.builtin_pronoun_scoreboard(model)
+else:
+    with st.spinner("Scoring the built-in sentence pairs (once for everyone)…"):
+        board = shared.builtin_pronoun_scoreboard(model)
 figures.show(figures.layer_head_grid(board.head_accuracy, "Accuracy of each head on the built-in pairs",
                                      teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="accuracy"),
              figures.figure_filename("pronoun_testset", "builtin pairs", "accuracy"), teaching)

@@ -48,6 +48,9 @@ def with_progress(label, runs):
     """Train (or fetch, once per process for everyone) several runs, each under a progress bar while it trains."""
     results = []
     for index, run in enumerate(runs):
+        if shared.is_ready(shared.training_key(model, **run)):
+            results.append(shared.training_run(model, **run))
+            continue
         text = f"{label} ({index + 1} of {len(runs)})" if len(runs) > 1 else label
         slot = st.empty()
         bar = None
@@ -57,7 +60,7 @@ def with_progress(label, runs):
             bar = bar or slot.progress(0.0, text=text)
             bar.progress(step / total, text=text)
 
-        with st.spinner(text):  # shown only while waiting for a run the warm-up or another visitor is training
+        with st.spinner(text):  # seen only while waiting for a run the warm-up or another visitor is training
             results.append(shared.training_run(model, progress=progress, **run))
         slot.empty()
     return results

@@ -93,6 +93,10 @@ class ByteBudgetCache:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._entries
+
     def get_or_compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         with self._lock:
             if key in self._entries:

@@ -28,6 +28,10 @@ SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=48)
 BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
 
 
+def pronoun_key(model: AttentionModel) -> tuple:
+    return ("pronoun test set", model.name)
+
+
 def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
     """The pronoun page's built-in test set, scored once per process.
 
@@ -43,11 +47,16 @@ def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
 
         return pronoun.score_heads(pronoun.PAIRS, attentions_of)
 
-    return SHARED_RESULTS.get_or_compute(("pronoun test set", model.name), score)
+    return SHARED_RESULTS.get_or_compute(pronoun_key(model), score)
 
 
 def training_key(model: AttentionModel, **run) -> tuple:
     return ("training", model.name, *sorted(run.items()))
+
+
+def is_ready(key: tuple) -> bool:
+    """Already computed: a page then shows no spinner (each one is two more elements for the browser)."""
+    return key in SHARED_RESULTS
 
 
 def training_run(model: AttentionModel, progress=None, **run) -> training.TrainingRun:
@@ -77,7 +86,7 @@ _warmup_started = threading.Event()
 
 def warm_results(model: AttentionModel) -> dict:
     """Everything the warm-up computes, by key (run in a worker process: python -m ui.shared)."""
-    results = {("pronoun test set", model.name): builtin_pronoun_scoreboard(model)}
+    results = {pronoun_key(model): builtin_pronoun_scoreboard(model)}
     if model.embedding_tables() is not None:
         main, compare = lab_runs()
         results.update((training_key(model, **run), training_run(model, **run)) for run in [main, *compare])

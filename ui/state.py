@@ -43,6 +43,7 @@ def _load_model(name: str) -> AttentionModel:
 FAILED_LOAD_MEMORY_SECONDS = 60.0
 _failed_loads: dict[str, tuple[float, str]] = {}
 _failed_loads_lock = threading.Lock()
+_loaded_models: set[str] = set()
 
 
 def _model_to_load(name: str | None) -> str:
@@ -58,8 +59,12 @@ def get_model(name: str | None = None) -> AttentionModel:
     if failed and time.monotonic() - failed[0] < FAILED_LOAD_MEMORY_SECONDS:
         raise ModelLoadError(failed[1])
     try:
-        with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
+        if name in _loaded_models:  # no spinner: each one is two more elements for the browser, every run
             return _load_model(name)
+        with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
+            model = _load_model(name)
+        _loaded_models.add(name)
+        return model
     except ModelLoadError as error:
         with _failed_loads_lock:
             _failed_loads[name] = (time.monotonic(), str(error))
