@@ -159,6 +159,18 @@ _caches: "weakref.WeakSet[ByteBudgetCache]" = weakref.WeakSet()
 
 
 _trimmer_started = threading.Event()
+_M_ARENA_MAX = -8  # glibc's mallopt parameter number
+MALLOC_ARENAS = 2
+
+
+def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
+    """Streamlit runs every session's page in its own thread, and glibc gives busy threads their own heaps
+    (up to 8 per core). Each keeps its own freed memory, and after a crowd many half-empty heaps stay
+    resident. Two heaps serve two cores; set before the sessions' threads start (no-op outside glibc)."""
+    try:
+        ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas)
+    except (OSError, AttributeError):
+        pass
 
 
 def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
@@ -171,6 +183,7 @@ def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
     if _trimmer_started.is_set():
         return
     _trimmer_started.set()
+    limit_malloc_arenas()
 
     def trim_forever():
         while True:
