@@ -91,10 +91,13 @@ SENTENCE_CACHE_BUDGET_BYTES = 100 * 2**20
 SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
 
 
-def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
+def analysis_of(model: AttentionModel, sentence: str) -> SentenceAnalysis:
     # Shared read-only by every session (no per-session copy): its arrays cannot be written to.
-    return SENTENCE_CACHE.get_or_compute(("analysis", sentence, model_name),
-                                         lambda: _load_model(model_name).analyze(sentence))
+    return SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: model.analyze(sentence))
+
+
+def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
+    return analysis_of(_load_model(model_name), sentence)
 
 
 def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
@@ -498,8 +501,7 @@ def current_view() -> View:
 def view_again(s: Settings, model: AttentionModel) -> View:
     """The same view rebuilt from its settings alone, outside a page run (a download made on click). Holding the
     settings instead of the view keeps a closed tab from pinning a 25 MB model pass after the cache let it go."""
-    analysis = SENTENCE_CACHE.get_or_compute(("analysis", s.sentence, model.name), lambda: model.analyze(s.sentence))
-    return build_view(s, model, analysis)
+    return build_view(s, model, analysis_of(model, s.sentence))
 
 
 def build_view(s: Settings, model: AttentionModel, analysis: SentenceAnalysis) -> View:
