@@ -5,6 +5,7 @@
 - The model pass runs its matrix products on one BLAS thread, and that changes no number.
 - What every visitor shares (the pronoun test set, the Training lab's default runs) is computed once per
   process, in a background warm-up.
+- The benchmark's floor draws what the app draws (same figures, about as much text), so its ratios stay fair.
 """
 
 import csv
@@ -151,3 +152,38 @@ print("ok", kept)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", "8"]
+
+
+FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihead", "pronoun", "compare",
+               "training"]
+# What the browser draws per page: figures and formulas exactly, text blocks and expanders near enough.
+INVENTORY_JS = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const count = (selector) => main.querySelectorAll(selector).length;
+  return {figures: count('.js-plotly-plot'), formulas: count('.katex-display, [data-testid="stLatex"]'),
+          paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
+          headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]')};
+}"""
+
+
+@browser_only
+def test_the_floor_draws_what_the_app_draws(browser):
+    """The benchmark's floor (bench/floor_app.py) is only a fair floor while each page has the app's figures
+    and about as much text: a page that gains a figure or a section must gain it in the floor too."""
+    import urllib.parse
+
+    from devtools.browser import ROOT as PROJECT
+
+    inventories = {}
+    for script in (PROJECT / "app.py", PROJECT / "bench" / "floor_app.py"):
+        with streamlit_server(script=script) as (url, _process, _seconds):
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            for name in FLOOR_PAGES:
+                page.goto(f"{url}/{name}?" + urllib.parse.urlencode({"sentence": "You are kind."}))
+                wait_for_page(page)
+                inventories.setdefault(name, []).append(page.evaluate(INVENTORY_JS))
+            page.close()
+    for name, (app, floor) in inventories.items():
+        assert floor["figures"] == app["figures"], (name, app, floor)
+        for kind, slack in (("formulas", 1), ("expanders", 1), ("headings", 1), ("tables", 1), ("paragraphs", 4)):
+            assert abs(floor[kind] - app[kind]) <= slack, (name, kind, app, floor)
