@@ -98,3 +98,14 @@ def wait_for_page(page, timeout_ms: int = 90_000, figures: bool = True) -> None:
     page.wait_for_function(
         "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
     page.wait_for_timeout(500)
+
+
+def type_sentence(page, sentence: str, shown_token: str, timeout_ms: int = 60_000) -> None:
+    """Type a sentence into the sidebar, send it, and wait until a figure's tick labels show `shown_token`
+    (the new sentence, not the old one, is drawn) and the page has settled."""
+    box = page.locator('[data-testid="stSidebar"] textarea').first
+    box.fill(sentence)
+    box.press("Control+Enter")
+    page.wait_for_function("token => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
+                           ".some(t => t.textContent === token)", arg=shown_token, timeout=timeout_ms)
+    wait_for_page(page)

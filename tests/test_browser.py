@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.browser import CHROMIUM, PAGES, streamlit_server, wait_for_page
+from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
@@ -53,12 +53,7 @@ def test_typing_a_sentence_updates_the_figures(server, page):
     page.goto(f"{server}/step3_softmax")
     wait_for_page(page)
     assert "good" in heatmap_ticks(page)
-    box = page.locator('[data-testid="stSidebar"] textarea').first
-    box.fill("Cats chase mice")
-    box.press("Control+Enter")
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
-                           ".some(t => t.textContent === 'mice')", timeout=60_000)
-    wait_for_page(page)
+    type_sentence(page, "Cats chase mice", "mice")
     assert "good" not in heatmap_ticks(page)
     assert "sentence=Cats" in page.url  # the view lives in the link
 

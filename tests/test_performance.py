@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from devtools.browser import CHROMIUM, streamlit_server, wait_for_page
+from devtools.browser import CHROMIUM, streamlit_server, type_sentence, wait_for_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,12 +95,7 @@ def test_csv_download_is_made_on_click_without_a_rerun(step3):
     page, runs = step3
     import time
 
-    box = page.locator('[data-testid="stSidebar"] textarea').first
-    box.fill("Cats chase mice.")
-    box.press("Control+Enter")
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
-                           ".some(t => t.textContent === 'mice')", timeout=60_000)
-    wait_for_page(page)
+    type_sentence(page, "Cats chase mice.", "mice")
     since = time.perf_counter()
     with page.expect_download(timeout=60_000) as info:
         page.get_by_text("This matrix as CSV").click()
@@ -149,7 +144,7 @@ training.train = original
 assert shared.training_run(model, **main).losses == runs[0].losses
 print("ok", kept)
 """
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", "8"]
 
