@@ -144,7 +144,8 @@ training.train = original
 assert shared.training_run(model, **main).losses == runs[0].losses
 print("ok", kept)
 """
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["ok", "8"]
 
