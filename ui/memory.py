@@ -127,8 +127,8 @@ class ByteBudgetCache:
             self._entries[key] = (value, size)
             self._last_read[key] = self._clock()
             total = sum(s for _, s in self._entries.values())
-            while len(self._entries) > 1 and (total > self.budget_bytes or len(self._entries) >
-                                              (self.max_entries or len(self._entries))):
+            most = self.max_entries or float("inf")
+            while len(self._entries) > 1 and (total > self.budget_bytes or len(self._entries) > most):
                 evicted_key, (_, evicted) = self._entries.popitem(last=False)
                 self._last_read.pop(evicted_key, None)
                 total -= evicted
