@@ -10,6 +10,8 @@ import functools
 
 import numpy as np
 
+from . import core
+
 
 def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
     """The shown columns as they are, plus one column that adds up the hidden ones (nothing renormalised)."""
@@ -19,6 +21,28 @@ def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s +
     if hidden.size:
         columns.append(matrix[..., hidden].sum(axis=-1, keepdims=True))
     return np.concatenate(columns, axis=-1)
+
+
+def token_output_by_head(x, layer_weights, n_heads: int, position: int):  # [n, d_model] -> [n_heads, d_head]
+    """One token's step-4 output from every head of one layer at once: the numbers of running the four steps
+    head by head, without computing the other tokens' rows."""
+    q = core.split_heads(core.project(x[position:position + 1], layer_weights["w_q"], layer_weights["b_q"]), n_heads)
+    k = core.split_heads(core.project(x, layer_weights["w_k"], layer_weights["b_k"]), n_heads)
+    v = core.split_heads(core.project(x, layer_weights["w_v"], layer_weights["b_v"]), n_heads)
+    weights = core.softmax(core.scale_scores(q @ k.transpose(0, 2, 1), q.shape[-1]))  # [n_heads, 1, n]
+    return (weights @ v)[:, 0]
+
+
+def head_output_similarity(xs_a, xs_b, layer_weights, n_heads: int, position_a: int, position_b: int):
+    # per layer [n_a, d_model], [n_b, d_model], weights -> [n_layers, n_heads]
+    """One word in two sentences: the cosine similarity of its output from every head of every layer
+    (1 = the head passes on the same direction in both sentences)."""
+    grid = []
+    for x_a, x_b, weights in zip(xs_a, xs_b, layer_weights):
+        a = token_output_by_head(x_a, weights, n_heads, position_a)
+        b = token_output_by_head(x_b, weights, n_heads, position_b)
+        grid.append((a * b).sum(axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1) + 1e-12))
+    return np.array(grid)
 
 
 def weighted_values(weights_row, v):  # [n_k], [n_k, d_v] -> [n_k, d_v]

@@ -81,19 +81,14 @@ st.markdown(
     f"{quote(word)}. Try another layer and head in the sidebar.")
 
 
-def word_output(run, layer_, head_):  # -> [d_head], the word's output from one head
-    x_ = run["analysis"].hidden_states[layer_].astype(np.float64)
-    steps_ = core.run_steps(*core.learned_projection(x_, model.head_weights(layer_, head_)))
-    return steps_.output[run["shown"][run["tokens"].index(word)]]
-
-
-def cosine_of(a_, b_) -> float:
-    return float(a_ @ b_ / (np.linalg.norm(a_) * np.linalg.norm(b_) + 1e-12))
-
-
 # Measured, not chosen by hand: the head whose output for the word differs most between the sentences.
-grid = np.array([[cosine_of(word_output(runs[0], la, he), word_output(runs[1], la, he))
-                  for he in range(model.n_heads)] for la in range(model.n_layers)])
+def layer_inputs(run) -> list[np.ndarray]:  # what each layer of the model read for this sentence
+    return [run["analysis"].hidden_states[la].astype(np.float64) for la in range(model.n_layers)]
+
+
+grid = explain.head_output_similarity(layer_inputs(runs[0]), layer_inputs(runs[1]),
+                                      [model.layer_weights(la) for la in range(model.n_layers)], model.n_heads,
+                                      *[run["shown"][run["tokens"].index(word)] for run in runs])
 best_layer, best_head = np.unravel_index(int(grid.argmin()), grid.shape)
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention import core
 from attention import pronoun as pr
-from ui import figures, shared
+from ui import figures, shared, tables
 from ui.state import MAX_SENTENCE_CHARS, analyze, choose_sentence, core_attentions, model_or_stop, settings
 from ui.text import md, pct, plain_small, quote, shorten
 
@@ -237,7 +237,7 @@ with st.expander("Where the name comes from, and the pairs"):
                 "they feared / advocated violence.* to show that resolving a pronoun needs knowledge of the "
                 "world. Levesque, Davis and Morgenstern (2012) made a test of such pairs, the Winograd Schema "
                 "Challenge.")
-    st.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
+    tables.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
               for pair in pr.PAIRS for case in pair])
 if shared.is_ready(shared.pronoun_key(model)):
     board = shared.builtin_pronoun_scoreboard(model)
@@ -263,7 +263,7 @@ rows_table = [
      "sentences right": f"{board.head_correct[best_pairs]} of {board.n_sentences}",
      "pairs fully right": f"{board.head_pairs[best_pairs]} of {board.n_pairs}"},
 ]
-st.table(rows_table)
+tables.table(rows_table)
 st.markdown(
     "A fixed rule like “always the subject” never changes its answer, so it gets **no pair** fully right; a head "
     "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import explain
-from ui import figures, whys
+from ui import figures, tables, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import quote
 
@@ -79,7 +79,7 @@ st.markdown(
 )
 if not teaching:
     with st.expander(f"The scores of {quote(view.token_label)} as a table, and the values V"):
-        st.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
+        tables.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
         figures.show(figures.matrix_heatmap(s.v, tokens, None,
                                             figures.figure_title("V (values, used in step 4)",
                                                                  view.settings.sentence, view.short_label),

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import explain
-from ui import figures, whys
+from ui import figures, tables, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
@@ -75,7 +75,7 @@ figures.show(figures.token_lines(weights, tokens, keys,
 if not teaching:
     sums = weights.sum(axis=1)
     with st.expander("Every row sums to 1 (computed)"):
-        st.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
+        tables.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
         st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
 step_downloads(view, "step3_weights", weights, keys)
 whys.show_step3(view)

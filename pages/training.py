@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import training
-from ui import figures, shared
+from ui import figures, shared, tables
 from ui.state import current_view, model_or_stop, settings, steps_for
 from ui.text import pct, quote
 
@@ -156,7 +156,7 @@ if st.toggle("Run the comparison (six more trainings; the first time takes a whi
                                     f"Loss with and without scaling · task: {task}", "training step", "loss",
                                     teaching=teaching),
                  figures.figure_filename("training_scaling", task, "dk8-64-512"), teaching)
-    st.dataframe({
+    tables.dataframe({
         "d_k": [k for k in COMPARE_D_K for _ in range(2)],
         "scores": ["÷ √d_k" if r.scaled else "not scaled" for k in COMPARE_D_K for r in pairs[k]],
         "saturated rows at start": [pct(r.start_saturated) for k in COMPARE_D_K for r in pairs[k]],

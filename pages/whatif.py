@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention.whatif import effect, naive_softmax, variants
-from ui import figures, whys
+from ui import figures, tables, whys
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -35,7 +35,7 @@ normal = runs["normal"]
 # "—" where a number does not exist: another projection's outputs have another length than the normal ones.
 table = [{"variant": labels[name], **{k: f"{v:.4f}" if np.isfinite(v) else "—" for k, v in effect(run, normal).items()}}
          for name, run in runs.items()]
-st.dataframe(table, hide_index=True)
+tables.dataframe(table, hide_index=True)
 st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
            f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
            "Output distance: the average length of (new output − normal output) per token; “—” where the "

@@ -150,6 +150,39 @@ print("ok", kept)
     assert done.stdout.split() == ["ok", "8"]
 
 
+def test_the_start_page_does_not_wait_for_pandas_and_every_table_goes_through_ui_tables():
+    """A server's first visitor lands on the start page, which shows no table: it must not pay for importing
+    pandas and pyarrow (about 0.4 s of a cold start). Pages that show tables import them through ui/tables.py,
+    which keeps a class's simultaneous first visits from seeing a half-imported pandas (tests/test_crowd.py)."""
+    import re
+    import subprocess
+    import sys
+
+    script = """
+import os, sys
+os.environ["ATTENTION_WARMUP"] = "0"
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=120)
+at.run()
+assert not at.exception, at.exception
+assert at.get("plotly_chart"), "the start page drew no figure"
+print("pandas" in sys.modules, "pyarrow" in sys.modules)
+at.switch_page("pages/step3_softmax.py").run()
+assert not at.exception, at.exception
+print("pandas" in sys.modules, "pyarrow" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["False", "False", "True", "True"]  # the step page's table did import them
+    direct = [f"{path.relative_to(ROOT)}:{number}" for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"),
+                                                                *ROOT.glob("ui/*.py")]
+              if path.name != "tables.py"
+              for number, line in enumerate(path.read_text().splitlines(), 1)
+              if re.search(r"\bst\.(dataframe|table|data_editor)\(", line)]
+    assert not direct, f"call ui.tables instead: {direct}"
+
+
 FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihead", "pronoun", "compare",
                "training"]
 # What the browser draws per page: figures and formulas exactly, text blocks and expanders near enough.

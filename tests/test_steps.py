@@ -134,6 +134,34 @@ def test_compare_page_follows_the_shared_word_as_the_sentences_change():
     assert not at.exception and any("share no token" in i.value for i in at.info)
 
 
+def test_one_words_output_from_every_head_is_the_four_steps_run_head_by_head(model):
+    """The compare page ranks 72 heads by one vectorised computation; it must be the step chain's numbers."""
+    first = model.analyze("I sat on the river bank and watched the water.")
+    second = model.analyze("I opened an account at the bank downtown.")
+    positions = first.tokens.index("bank"), second.tokens.index("bank")
+
+    def word_output(analysis, position, layer, head):
+        x = analysis.hidden_states[layer].astype(np.float64)
+        return core.run_steps(*core.learned_projection(x, model.head_weights(layer, head))).output[position]
+
+    chain = np.array([[word_output(first, positions[0], layer, head) for head in range(model.n_heads)]
+                      for layer in range(model.n_layers)])
+    for layer in (0, 3, 5):
+        np.testing.assert_allclose(
+            explain.token_output_by_head(first.hidden_states[layer].astype(np.float64), model.layer_weights(layer),
+                                         model.n_heads, positions[0]), chain[layer], rtol=0, atol=1e-12)
+    other = np.array([[word_output(second, positions[1], layer, head) for head in range(model.n_heads)]
+                      for layer in range(model.n_layers)])
+    cosines = (chain * other).sum(-1) / (np.linalg.norm(chain, axis=-1) * np.linalg.norm(other, axis=-1))
+    grid = explain.head_output_similarity(
+        [first.hidden_states[layer].astype(np.float64) for layer in range(model.n_layers)],
+        [second.hidden_states[layer].astype(np.float64) for layer in range(model.n_layers)],
+        [model.layer_weights(layer) for layer in range(model.n_layers)], model.n_heads, *positions)
+    assert grid.shape == (model.n_layers, model.n_heads)
+    np.testing.assert_allclose(grid, cosines, rtol=0, atol=1e-10)  # the page adds 1e-12 to the norms
+    assert grid.argmin() == cosines.argmin() and cosines.min() < 0.5  # some head does change "bank"
+
+
 def test_step4_says_the_self_share_once():
     at = run_app("pages/step4_output.py", LONG, layer=1, head=8, token=9)
     [line] = [m.value for m in at.markdown if m.value.startswith("**What changed:**")]
