@@ -5,7 +5,7 @@ import streamlit as st
 
 from attention import core, explain
 from attention.model import SentenceError
-from ui import figures
+from ui import figures, shared
 from ui.page import step_nav
 from ui.state import analyze, model_or_stop, settings
 from ui.text import md, pct, quote
@@ -21,10 +21,9 @@ st.markdown(
 if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
 
-DEFAULTS = ("I sat on the river bank and watched the water.", "I opened an account at the bank downtown.")
 left, right = st.columns(2)
-texts = [left.text_input("First sentence", DEFAULTS[0], key="compare_a", max_chars=500),
-         right.text_input("Second sentence", DEFAULTS[1], key="compare_b", max_chars=500)]
+texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=500),
+         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=500)]
 model = model_or_stop(s)
 
 runs = []

@@ -9,7 +9,7 @@ from ui import figures, shared, tables
 from ui.state import MAX_SENTENCE_CHARS, analyze, choose_sentence, core_attentions, model_or_stop, settings
 from ui.text import md, pct, plain_small, quote, shorten
 
-DEFAULT = "A dog ate the food because it was hungry."
+DEFAULT = shared.PRONOUN_DEFAULT
 
 st.title("Does “it” attend to “dog”?")
 st.markdown(

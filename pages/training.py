@@ -18,7 +18,7 @@ if model.embedding_tables() is None:
     st.info("The training lab needs the bundled model's own embedding table; this model cannot provide it. "
             "Clear the model name in the sidebar to use the bundled model.")
     st.stop()
-tables = model.embedding_tables()
+embedding_tables = model.embedding_tables()
 vocab_ids = model.vocabulary_ids(training.VOCABULARY)
 
 st.markdown(
@@ -69,7 +69,7 @@ def with_progress(label, runs):
 main_run, compare_runs = shared.lab_runs(task, d_k, scaled, seed)
 (run,) = with_progress("Training the head…", [main_run])
 words = [training.VOCABULARY[i] for i in run.shown_ids]
-shown = training.make_batch(task, training.toy_inputs(tables, vocab_ids, len(words)), 1, [seed, 1])
+shown = training.make_batch(task, training.toy_inputs(embedding_tables, vocab_ids, len(words)), 1, [seed, 1])
 if task == "marker":
     words = [w + " ★" if shown.target[0, 0] == j else w for j, w in enumerate(words)]
 setting = f"{task} · d_k={d_k} · {'scaled' if scaled else 'unscaled'}"

@@ -130,6 +130,10 @@ warmers = [t for t in threading.enumerate() if t.name == "warm-up"]
 assert len(warmers) == 1, warmers
 warmers[0].join(300)
 assert len(shared.SHARED_RESULTS) == 8
+from ui.state import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
+for sentence in shared.BUILTIN_SENTENCES:
+    assert ("analysis", sentence, model.name) in SENTENCE_CACHE, sentence
+    assert ("core attentions", sentence, model.name) in SENTENCE_CACHE, sentence
 main, compare = shared.lab_runs()
 trained = []
 original = training.train

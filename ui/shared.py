@@ -23,6 +23,12 @@ from .memory import ByteBudgetCache
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
 
+# The pages' built-in sentences: every first visitor of those pages reads them, so their model passes are
+# warmed once per process too (into the shared per-sentence cache, ui/state.py).
+PRONOUN_DEFAULT = "A dog ate the food because it was hungry."
+COMPARE_DEFAULTS = ("I sat on the river bank and watched the water.", "I opened an account at the bank downtown.")
+BUILTIN_SENTENCES = (PRONOUN_DEFAULT, *COMPARE_DEFAULTS)
+
 # A few MB in all (a training run keeps its small weight matrices and snapshots); bounded all the same.
 SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=48)
 BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
@@ -95,7 +101,8 @@ def warm_results(model: AttentionModel) -> dict:
 
 def start_warmup(model: AttentionModel) -> None:
     """Once per process: the built-in pronoun test set and the Training lab's default runs, computed in a
-    worker process at the lowest CPU priority and then shared with every session.
+    worker process at the lowest CPU priority and then shared with every session; then the pages' built-in
+    sentences, here.
 
     A process, not a thread: a thread of this server would hold Python's lock for seconds while the first
     visitors' pages wait for it. A visitor who asks for a result before the worker is done computes it (and
@@ -111,6 +118,10 @@ def start_warmup(model: AttentionModel) -> None:
                                     preexec_fn=lambda: os.nice(19))
             for key, value in pickle.loads(worker.stdout).items():
                 SHARED_RESULTS.get_or_compute(key, lambda value=value: value)
+            # Imported here: ui/state.py belongs to the pages' process, not to the worker.
+            from .state import warm_sentences
+
+            warm_sentences(model, BUILTIN_SENTENCES)  # three short passes, ~0.1 s in this process
         except Exception:  # a warm-up must never take the server down; a page computes what it needs
             _LOGGER.exception("warm-up failed")
 

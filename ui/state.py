@@ -106,12 +106,21 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
     return _analyze(sentence, model.name)
 
 
-def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
+def _core_attentions_of(model: AttentionModel, sentence: str) -> np.ndarray:
     # float32: 72 matrices per sentence; at 256 tokens that is 19 MB, not 38.
-    analysis = _analyze(sentence, model_name)  # first, outside: a computation may not wait on the cache
-    return SENTENCE_CACHE.get_or_compute(
-        ("core attentions", sentence, model_name),
-        lambda: _load_model(model_name).core_attentions(analysis).astype(np.float32))
+    analysis = analysis_of(model, sentence)  # first, outside: a computation may not wait on the cache
+    return SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name),
+                                         lambda: model.core_attentions(analysis).astype(np.float32))
+
+
+def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
+    return _core_attentions_of(_load_model(model_name), sentence)
+
+
+def warm_sentences(model: AttentionModel, sentences) -> None:
+    """The warm-up (ui/shared.py): the pages' built-in sentences, computed before a first visitor asks."""
+    for sentence in sentences:
+        _core_attentions_of(model, sentence)
 
 
 _analyze.clear = _core_attentions.clear = SENTENCE_CACHE.clear
