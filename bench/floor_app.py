@@ -267,14 +267,20 @@ def whatif():
 def compare():
     st.title("Compare two sentences")
     left, right = st.columns(2)
-    first = left.text_input("First sentence", value="I sat on the river bank.", key="compare_a")
-    second = right.text_input("Second sentence", value="I opened a bank account.", key="compare_b")
+    # The app's default sentences (ui/shared.py COMPARE_DEFAULTS): figures of the same size as the app's.
+    first = left.text_input("First sentence", value="I sat on the river bank and watched the water.",
+                            key="compare_a")
+    second = right.text_input("Second sentence", value="I opened an account at the bank downtown.", key="compare_b")
     st.selectbox("Word to follow (it is in both sentences)", ["bank"], key="compare_word")
     for column, sentence in zip(st.columns(2), (first, second)):
         tokens = words(sentence)
+        keys = [*tokens, "[CLS] + [SEP]"]  # the app folds the hidden markers into one column
+        row = tokens.index("bank") if "bank" in tokens else 0
         with column:
-            show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, sentence, kind="weights",
-                                        teaching=S["teaching"]), f"compare_{sentence}", key=f"cmp-{sentence}")
+            show(figures.matrix_heatmap(weights(len(tokens), len(keys)), tokens, keys,
+                                        figures.figure_title("Compare · attention weights", sentence, "layer 0 head 0"),
+                                        kind="weights", highlight_row=row, teaching=S["teaching"]),
+                 f"compare_{sentence}", key=f"cmp-{sentence}")
     st.button("Show layer 0, head 0", key="compare_show")
     prose(paragraphs=6)
 
