@@ -159,13 +159,11 @@ class AttentionModel:
         st_config = Path(path) / "sentence_bert_config.json"
         limit = json.loads(st_config.read_text()).get("max_seq_length") if st_config.is_file() else None
         self.max_length = int(limit or min(512, self._numpy_bert.config.get("max_position_embeddings", 512)))
-        # Two copies of the tokenizer: the untruncated count tells the page how much was cut.
-        self._full_tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
+        # One tokenizer, untruncated: the full count tells the page how much was cut; _encode truncates only
+        # a text that is too long (loading a second copy cost 30-50 ms of every server's start).
         self._tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
-        for tokenizer in (self._full_tokenizer, self._tokenizer):
-            tokenizer.no_padding()
-            tokenizer.no_truncation()
-        self._tokenizer.enable_truncation(self.max_length)
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
         unk = getattr(self._tokenizer.model, "unk_token", None)
         self._special_ids = {i for i, t in self._tokenizer.get_added_tokens_decoder().items()
                              if t.special and t.content != unk}
@@ -283,10 +281,14 @@ class AttentionModel:
         """Token ids, token strings and word ids (truncated to max_length), and the untruncated count."""
         # [UNK] stands for a real piece of the sentence (an emoji, a rare character): it stays a token.
         if self.backend == "numpy":
-            encoding = self._full_tokenizer.encode(sentence)
+            encoding = self._tokenizer.encode(sentence)
             n_before = len(encoding.ids)
-            if n_before > self.max_length:
-                encoding = self._tokenizer.encode(sentence)
+            if n_before > self.max_length:  # callers hold self._lock: nobody else sees the truncation setting
+                self._tokenizer.enable_truncation(self.max_length)
+                try:
+                    encoding = self._tokenizer.encode(sentence)
+                finally:
+                    self._tokenizer.no_truncation()
             return encoding.ids, encoding.tokens, list(encoding.word_ids), n_before
         n_before = len(self._tokenizer(sentence, add_special_tokens=True, verbose=False)["input_ids"])
         encoded = self._tokenizer(sentence, add_special_tokens=True, truncation=True, max_length=self.max_length)
