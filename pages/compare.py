@@ -55,11 +55,12 @@ if st.session_state.get("compare_word") not in shared:
     st.session_state["compare_word"] = "bank" if "bank" in shared else shared[0]
 word = st.selectbox("Word to follow (it is in both sentences)", shared, key="compare_word")
 
-# Measured, not chosen by hand (computed before anything is drawn, so the page is sent in one go): the head whose output for the word differs most between the sentences.
 def layer_inputs(run) -> list[np.ndarray]:  # what each layer of the model read for this sentence
     return [run["analysis"].hidden_states[la].astype(np.float64) for la in range(model.n_layers)]
 
 
+# Measured, not chosen by hand: the head whose output for the word differs most between the sentences
+# (computed before anything is drawn, so the page is sent in one go).
 grid = explain.head_output_similarity(layer_inputs(runs[0]), layer_inputs(runs[1]),
                                       [model.layer_weights(la) for la in range(model.n_layers)], model.n_heads,
                                       *[run["shown"][run["tokens"].index(word)] for run in runs])
@@ -88,8 +89,6 @@ st.markdown(
     f"**The word's output from this head** (step 4) in the two sentences: cosine similarity **{cosine:.2f}** "
     "(1 = pointing the same way). Below 1 means the context changed the vector the head passes on for "
     f"{quote(word)}. Try another layer and head in the sidebar.")
-
-
 
 
 def show_head(layer_: int, head_: int) -> None:
