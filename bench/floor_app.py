@@ -231,6 +231,7 @@ def pronoun():
     st.table([{"method": f"baseline {i}", "accuracy": "50%"} for i in range(4)])
     for number in range(3):
         st.selectbox(f"Floor choice {number + 1}", ["dog", "food", "it"], key=f"pron_choice_{number}")
+    st.multiselect("Floor candidates", ["dog", "food", "it"], default=["dog", "food"], key="pron_candidates")
     st.button("Use the sidebar's sentence", key="pron_use")
     prose(headings=7, paragraphs=15, expanders=3, formulas=1, alerts=1, tables=1)
 

@@ -69,6 +69,24 @@ def test_shared_link_restores_the_view(server, page):
     assert page.get_by_text("Reading the row of “cat”").count() == 1
 
 
+def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
+    """Step 1's sums and underbraces need KaTeX's large-symbol fonts; fetched while the reader is on the start
+    page (which has no formula), the first visit to step 1 does not wait for them and lay out twice."""
+    fetched = []
+    page.on("requestfinished", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
+    page.goto(server)
+    wait_for_page(page)
+    assert page.locator(".katex").count() == 0  # nothing on the start page asks for them itself
+    page.wait_for_function("() => [...document.fonts].some(f => f.family.replace(/[\"']/g, '') === 'KaTeX_Size2'"
+                           " && f.status === 'loaded')", timeout=20_000)
+    assert any(name.startswith("KaTeX_Size1") for name in fetched)
+    fetched.clear()
+    page.locator('[data-testid="stSidebarNav"] a', has_text="1 · Query·Key scores").first.click()
+    wait_for_page(page)
+    assert page.locator(".katex").count() >= 2  # step 1 does draw its formulas ...
+    assert not [name for name in fetched if name.startswith("KaTeX")]  # ... with the fonts already there
+
+
 def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> **b**'
     query = urllib.parse.urlencode({"sentence": hostile, "layer": 99, "head": "x", "mode": "evil"})

@@ -189,13 +189,14 @@ print("pandas" in sys.modules, "pyarrow" in sys.modules)
 
 FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihead", "pronoun", "compare",
                "training"]
-# What the browser draws per page: figures and formulas exactly, text blocks and expanders near enough.
+# What the browser draws per page: figures (and multiselects) exactly, formulas, text blocks and expanders near enough.
 INVENTORY_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const count = (selector) => main.querySelectorAll(selector).length;
   return {figures: count('.js-plotly-plot'), formulas: count('.katex-display, [data-testid="stLatex"]'),
           paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
-          headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]')};
+          headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]'),
+          multiselects: count('[data-testid="stMultiSelect"]')};  // its own script, fetched on first use
 }"""
 
 
@@ -217,6 +218,6 @@ def test_the_floor_draws_what_the_app_draws(browser):
                 inventories.setdefault(name, []).append(page.evaluate(INVENTORY_JS))
             page.close()
     for name, (app, floor) in inventories.items():
-        assert floor["figures"] == app["figures"], (name, app, floor)
+        assert floor["figures"] == app["figures"] and floor["multiselects"] == app["multiselects"], (name, app, floor)
         for kind, slack in (("formulas", 1), ("expanders", 1), ("headings", 1), ("tables", 1), ("paragraphs", 4)):
             assert abs(floor[kind] - app[kind]) <= slack, (name, kind, app, floor)

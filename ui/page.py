@@ -85,6 +85,32 @@ header[data-testid="stHeader"] {display: none;}
 </style>"""
 
 
+# The formulas' large brackets, sums and symbols come in KaTeX fonts that the browser fetches only when a formula
+# first needs them, and then lays the page out again: measured in Chromium, that made the first visit to step 1
+# (Σ, underbraces) and to multi-head 10-12 % slower. Fetched once per tab while the browser is idle instead.
+# (No "<" inside the script: Streamlit's HTML sanitizer drops a script that holds markup-like text.)
+FORMULA_FONTS_HTML = """<script>
+(() => {
+  if (window.__formulaFonts) return;
+  window.__formulaFonts = true;
+  const families = /^KaTeX_(Main|Math|AMS|Size[1-4])$/;
+  const later = (task) => (window.requestIdleCallback || ((f) => setTimeout(f, 500)))(task, {timeout: 3000});
+  let tries = 0;
+  function fetchFonts() {
+    let found = false;
+    for (const face of document.fonts) {
+      if (!families.test(face.family.replace(/["']/g, ''))) continue;
+      found = true;
+      if (face.status === 'unloaded') face.load().catch(() => {});
+    }
+    tries += 1;
+    if (!found && tries !== 20) setTimeout(() => later(fetchFonts), 1000);  // KaTeX's styles not loaded yet
+  }
+  later(fetchFonts);
+})();
+</script>"""
+
+
 def apply_teaching_layout(teaching: bool) -> None:
     """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text."""
     if teaching:
