@@ -182,9 +182,11 @@ def softmax(scores):  # [..., n] -> [..., n]
 
 
 def forward(params: HeadParams, x, mask=None, scaled: bool = True) -> Forward:  # x [b, n, d_model]
-    # Q, K and V in one product X [W_Q | W_K | W_V] (as bert.py does), then split.
+    # Q, K and V in one product X [W_Q | W_K | W_V] (as bert.py does), then split. The batch is flattened into
+    # one matrix first: numpy multiplies a stack [b, n, d] by a matrix one sentence at a time, 3x slower here.
     d_k = params.w_q.shape[1]
-    q, k, v = np.split(x @ np.concatenate(params.as_tuple(), axis=1), [d_k, 2 * d_k], axis=-1)
+    qkv = x.reshape(-1, x.shape[-1]) @ np.concatenate(params.as_tuple(), axis=1)
+    q, k, v = np.split(qkv.reshape(*x.shape[:-1], -1), [d_k, 2 * d_k], axis=-1)
     scale = math.sqrt(q.shape[-1]) if scaled else 1.0
     scores = (q @ np.swapaxes(k, -1, -2)) / scale
     weights = softmax(scores if mask is None else scores + mask)
