@@ -9,6 +9,7 @@ passes the budget.
 from __future__ import annotations
 
 import ctypes
+import gc
 import dataclasses
 import threading
 import time
@@ -58,6 +59,20 @@ def release_free_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+def freeze_long_lived() -> None:
+    """Take everything alive now (the imported libraries) out of the garbage collector's sight.
+
+    Python's full collection walks every tracked object; with Streamlit, plotly, pandas and pyarrow loaded
+    that is 40-90 ms, and a server runs one about every second while a visitor clicks through the pages (16 in
+    a 13 s walk), each one stalling a page (measured: 915 ms of full collections in that walk, 29 ms frozen).
+    Objects that live as long as the process never need it. Called only where almost everything alive is
+    process-wide: right after the heavy imports (ui/startup.py, ui/tables.py), once per process each. Frozen
+    objects are still freed by reference counting; only a reference cycle among them would stay, at most the
+    few of the one session running at that moment.
+    """
+    gc.freeze()
 
 
 class ByteBudgetCache:

@@ -12,6 +12,10 @@ import pyarrow  # noqa: F401
 import streamlit as st
 from streamlit import dataframe_util  # noqa: F401
 
+from .memory import freeze_long_lived
+
+freeze_long_lived()  # the libraries just imported stay as long as the process
+
 
 def dataframe(data, **kwargs):
     """st.dataframe, with pandas already imported."""
