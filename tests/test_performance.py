@@ -125,16 +125,25 @@ from attention import training
 from attention.model import AttentionModel
 import ui.shared as shared
 model = AttentionModel()
+passes_here = []
+analyze = model.analyze
+model.analyze = lambda *args, **kwargs: passes_here.append(args) or analyze(*args, **kwargs)
 shared.start_warmup(model)
 shared.start_warmup(model)  # a second session: nothing more starts
 warmers = [t for t in threading.enumerate() if t.name == "warm-up"]
 assert len(warmers) == 1, warmers
 warmers[0].join(300)
 assert len(shared.SHARED_RESULTS) == 8
+assert not passes_here, passes_here  # the server ran no model pass: the worker did them all
 from ui.state import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
+import numpy as np
 for sentence in shared.BUILTIN_SENTENCES:
-    assert ("analysis", sentence, model.name) in SENTENCE_CACHE, sentence
-    assert ("core attentions", sentence, model.name) in SENTENCE_CACHE, sentence
+    warmed = SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: None)
+    core = SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name), lambda: None)
+    assert warmed is not None and core is not None, sentence
+    here = analyze(sentence)  # the same numbers as a pass in this process
+    assert warmed.tokens == here.tokens and np.array_equal(warmed.attentions, here.attentions), sentence
+    assert np.array_equal(core, shared.stored_core_attentions(model, here)), sentence
 main, compare = shared.lab_runs()
 trained = []
 original = training.train

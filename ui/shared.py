@@ -3,6 +3,7 @@
 The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (seven trainings)
 are the same for everyone. They are kept here, read-only, and a background warm-up computes them right after
 the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
+The worker also runs the model on the pages' built-in sentences, which go into the per-sentence cache.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+
+import numpy as np
 
 from attention import pronoun, training
 from attention.model import AttentionModel
@@ -107,19 +110,34 @@ def _lowest_priority() -> None:
     os.nice(19)
 
 
+def stored_core_attentions(model: AttentionModel, analysis) -> np.ndarray:
+    """All layers × heads recomputed by the core, as the shared sentence cache keeps them (ui/state.py): float32,
+    72 matrices per sentence, 19 MB at 256 tokens instead of 38."""
+    return model.core_attentions(analysis).astype(np.float32)
+
+
+def builtin_sentence_passes(model: AttentionModel) -> dict[str, tuple]:
+    """The pages' built-in sentences: {sentence: (model pass, core attentions)}."""
+    passes = {}
+    for sentence in BUILTIN_SENTENCES:
+        analysis = model.analyze(sentence)
+        passes[sentence] = (analysis, stored_core_attentions(model, analysis))
+    return passes
+
+
 def warm_results(model: AttentionModel) -> dict:
-    """Everything the warm-up computes, by key (run in a worker process: python -m ui.shared)."""
+    """Everything the warm-up computes (run in a worker process: python -m ui.shared): the shared results by
+    key, and the built-in sentences' passes."""
     results = {pronoun_key(model): builtin_pronoun_scoreboard(model)}
     if model.embedding_tables() is not None:
         main, compare = lab_runs()
         results.update((training_key(model, **run), training_run(model, **run)) for run in [main, *compare])
-    return results
+    return {"shared": results, "sentences": builtin_sentence_passes(model)}
 
 
 def start_warmup(model: AttentionModel) -> None:
-    """Once per process: the built-in pronoun test set and the Training lab's default runs, computed in a
-    worker process at the lowest CPU priority and then shared with every session; then the pages' built-in
-    sentences, here.
+    """Once per process: the built-in pronoun test set, the Training lab's default runs and the pages' built-in
+    sentences, computed in a worker process at the lowest CPU priority and then shared with every session.
 
     A process, not a thread: a thread of this server would hold Python's lock for seconds while the first
     visitors' pages wait for it. A visitor who asks for a result before the worker is done computes it (and
@@ -133,12 +151,15 @@ def start_warmup(model: AttentionModel) -> None:
             worker = subprocess.run([sys.executable, "-m", "ui.shared", model.name], cwd=_ROOT,
                                     capture_output=True, timeout=600, check=True,
                                     preexec_fn=_lowest_priority)
-            for key, value in pickle.loads(worker.stdout).items():
+            results = pickle.loads(worker.stdout)
+            for key, value in results["shared"].items():
                 SHARED_RESULTS.get_or_compute(key, lambda value=value: value)
             # Imported here: ui/state.py belongs to the pages' process, not to the worker.
-            from .state import warm_sentences
+            from .state import store_sentence_passes
 
-            warm_sentences(model, BUILTIN_SENTENCES)  # three short passes, ~0.1 s in this process
+            # Computed by the worker too: three passes here (~60 ms holding Python's lock) made the page a
+            # visitor was opening at that moment measurably slower (1.20x a warm-up without them, 6 pairs).
+            store_sentence_passes(model, results["sentences"])
         except Exception:  # a warm-up must never take the server down; a page computes what it needs
             _LOGGER.exception("warm-up failed")
 

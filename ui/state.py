@@ -19,6 +19,7 @@ from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, S
                              allowed_model_choice, models_dir, resolve_model_name)
 
 from .memory import ByteBudgetCache
+from .shared import stored_core_attentions
 from .text import md, plain_small
 
 DEFAULT_SENTENCE = "I am good."
@@ -107,20 +108,21 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
 
 
 def _core_attentions_of(model: AttentionModel, sentence: str) -> np.ndarray:
-    # float32: 72 matrices per sentence; at 256 tokens that is 19 MB, not 38.
     analysis = analysis_of(model, sentence)  # first, outside: a computation may not wait on the cache
     return SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name),
-                                         lambda: model.core_attentions(analysis).astype(np.float32))
+                                         lambda: stored_core_attentions(model, analysis))
 
 
 def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
     return _core_attentions_of(_load_model(model_name), sentence)
 
 
-def warm_sentences(model: AttentionModel, sentences) -> None:
-    """The warm-up (ui/shared.py): the pages' built-in sentences, computed before a first visitor asks."""
-    for sentence in sentences:
-        _core_attentions_of(model, sentence)
+def store_sentence_passes(model: AttentionModel, passes: dict) -> None:
+    """The warm-up's passes of the pages' built-in sentences (ui/shared.py, computed in its worker), kept as if a
+    visitor had asked: {sentence: (model pass, core attentions)}."""
+    for sentence, (analysis, core_attentions) in passes.items():
+        SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda value=analysis: value)
+        SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name), lambda value=core_attentions: value)
 
 
 _analyze.clear = _core_attentions.clear = SENTENCE_CACHE.clear
