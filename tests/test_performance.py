@@ -164,6 +164,35 @@ print("ok", kept)
     assert done.stdout.split() == ["ok", "8"]
 
 
+def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
+    """The worker sends the pronoun page's test set first and each later result when it is ready, so a visitor
+    of the pronoun page a second after start does not wait for the Training lab's seven trainings."""
+    import pickle
+    import subprocess
+    import sys
+
+    from attention.model import resolve_model_name
+
+    name = resolve_model_name(None)
+    worker = subprocess.Popen([sys.executable, "-m", "ui.shared", name], cwd=ROOT, stdout=subprocess.PIPE)
+    try:
+        kind, key, _ = pickle.load(worker.stdout)
+        assert (kind, key) == ("shared", ("pronoun test set", name))
+        assert worker.poll() is None  # handed over while the trainings are still to come
+        rest = []
+        while True:
+            try:
+                rest.append(pickle.load(worker.stdout)[:2])
+            except EOFError:
+                break
+    finally:
+        worker.stdout.close()
+        assert worker.wait(300) == 0
+    kinds = [kind for kind, _ in rest]
+    assert kinds == ["sentence"] * 3 + ["shared"] * 7  # the built-in sentences, then the trainings
+    assert [key[0] for kind, key in rest if kind == "shared"] == ["training"] * 7
+
+
 def test_the_libraries_a_server_imports_are_hidden_from_the_garbage_collector():
     """A full garbage collection walks every object it tracks: the libraries the server imports (Streamlit,
     plotly, pandas, pyarrow) are frozen right after their import, so a full collection walks only what the

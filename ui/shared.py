@@ -14,6 +14,7 @@ import os
 import pickle
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
@@ -92,6 +93,7 @@ def lab_runs(task: str = training.LAB_DEFAULT_TASK, d_k: int = training.LAB_DEFA
 
 
 _warmup_started = threading.Event()
+WORKER_TIMEOUT_SECONDS = 600.0
 
 
 def _lowest_priority() -> None:
@@ -116,55 +118,72 @@ def stored_core_attentions(model: AttentionModel, analysis) -> np.ndarray:
     return model.core_attentions(analysis).astype(np.float32)
 
 
-def builtin_sentence_passes(model: AttentionModel) -> dict[str, tuple]:
-    """The pages' built-in sentences: {sentence: (model pass, core attentions)}."""
-    passes = {}
+def warm_items(model: AttentionModel):
+    """Everything the warm-up computes, one result at a time, in the order pages need them (run in a worker
+    process: python -m ui.shared): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
+    (model pass, core attentions)) for the pages' built-in sentences."""
+    yield "shared", pronoun_key(model), builtin_pronoun_scoreboard(model)
     for sentence in BUILTIN_SENTENCES:
         analysis = model.analyze(sentence)
-        passes[sentence] = (analysis, stored_core_attentions(model, analysis))
-    return passes
-
-
-def warm_results(model: AttentionModel) -> dict:
-    """Everything the warm-up computes (run in a worker process: python -m ui.shared): the shared results by
-    key, and the built-in sentences' passes."""
-    results = {pronoun_key(model): builtin_pronoun_scoreboard(model)}
+        yield "sentence", sentence, (analysis, stored_core_attentions(model, analysis))
     if model.embedding_tables() is not None:
         main, compare = lab_runs()
-        results.update((training_key(model, **run), training_run(model, **run)) for run in [main, *compare])
-    return {"shared": results, "sentences": builtin_sentence_passes(model)}
+        for run in [main, *compare]:
+            yield "shared", training_key(model, **run), training_run(model, **run)
+
+
+def _store(model: AttentionModel, kind: str, key, value) -> None:
+    if kind == "shared":
+        SHARED_RESULTS.get_or_compute(key, lambda: value)
+    else:
+        # Imported here: ui/state.py belongs to the pages' process, not to the worker.
+        from .state import store_sentence_pass
+
+        store_sentence_pass(model, key, *value)
 
 
 def start_warmup(model: AttentionModel) -> None:
-    """Once per process: the built-in pronoun test set, the Training lab's default runs and the pages' built-in
-    sentences, computed in a worker process at the lowest CPU priority and then shared with every session.
+    """Once per process: the built-in pronoun test set, the pages' built-in sentences and the Training lab's
+    default runs, computed in a worker process at the lowest CPU priority and shared with every session, each
+    as soon as the worker has it (the pronoun page's test set about a second after start, not after the
+    trainings too).
 
     A process, not a thread: a thread of this server would hold Python's lock for seconds while the first
-    visitors' pages wait for it. A visitor who asks for a result before the worker is done computes it (and
-    the worker's copy is then dropped)."""
+    visitors' pages wait for it, and so did the built-in sentences' three passes (~60 ms: the page opened at that
+    moment was 1.2x slower than with a warm-up without them, 6 pairs). A visitor who asks for a result before
+    the worker has it computes it (and the worker's copy is then dropped)."""
     if _warmup_started.is_set() or os.environ.get("ATTENTION_WARMUP", "1") == "0":
         return
     _warmup_started.set()
 
     def warm():
         try:
-            worker = subprocess.run([sys.executable, "-m", "ui.shared", model.name], cwd=_ROOT,
-                                    capture_output=True, timeout=600, check=True,
-                                    preexec_fn=_lowest_priority)
-            results = pickle.loads(worker.stdout)
-            for key, value in results["shared"].items():
-                SHARED_RESULTS.get_or_compute(key, lambda value=value: value)
-            # Imported here: ui/state.py belongs to the pages' process, not to the worker.
-            from .state import store_sentence_passes
-
-            # Computed by the worker too: three passes here (~60 ms holding Python's lock) made the page a
-            # visitor was opening at that moment measurably slower (1.20x a warm-up without them, 6 pairs).
-            store_sentence_passes(model, results["sentences"])
+            with tempfile.TemporaryFile() as worker_log:
+                worker = subprocess.Popen([sys.executable, "-m", "ui.shared", model.name], cwd=_ROOT,
+                                          stdout=subprocess.PIPE, stderr=worker_log, preexec_fn=_lowest_priority)
+                deadline = threading.Timer(WORKER_TIMEOUT_SECONDS, worker.kill)
+                deadline.start()
+                try:
+                    with worker.stdout:
+                        while True:
+                            try:
+                                kind, key, value = pickle.load(worker.stdout)
+                            except EOFError:
+                                break
+                            _store(model, kind, key, value)
+                    if worker.wait() != 0:
+                        worker_log.seek(0)
+                        raise RuntimeError(f"warm-up worker exited with {worker.returncode}: "
+                                           f"{worker_log.read().decode(errors='replace')[-2000:]}")
+                finally:
+                    deadline.cancel()
         except Exception:  # a warm-up must never take the server down; a page computes what it needs
             _LOGGER.exception("warm-up failed")
 
     threading.Thread(target=warm, name="warm-up", daemon=True).start()
 
 
-if __name__ == "__main__":  # the warm-up's worker process: the results, pickled, on standard output
-    sys.stdout.buffer.write(pickle.dumps(warm_results(AttentionModel(sys.argv[1]))))
+if __name__ == "__main__":  # the warm-up's worker process: each result pickled on standard output when done
+    for item in warm_items(AttentionModel(sys.argv[1])):
+        pickle.dump(item, sys.stdout.buffer)
+        sys.stdout.buffer.flush()

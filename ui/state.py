@@ -117,12 +117,12 @@ def _core_attentions(sentence: str, model_name: str) -> np.ndarray:
     return _core_attentions_of(_load_model(model_name), sentence)
 
 
-def store_sentence_passes(model: AttentionModel, passes: dict) -> None:
-    """The warm-up's passes of the pages' built-in sentences (ui/shared.py, computed in its worker), kept as if a
-    visitor had asked: {sentence: (model pass, core attentions)}."""
-    for sentence, (analysis, core_attentions) in passes.items():
-        SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda value=analysis: value)
-        SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name), lambda value=core_attentions: value)
+def store_sentence_pass(model: AttentionModel, sentence: str, analysis: SentenceAnalysis,
+                        core_attentions: np.ndarray) -> None:
+    """A built-in sentence's model pass and core attentions from the warm-up (ui/shared.py, computed in its
+    worker), kept as if a visitor had asked."""
+    SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: analysis)
+    SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name), lambda: core_attentions)
 
 
 _analyze.clear = _core_attentions.clear = SENTENCE_CACHE.clear
