@@ -101,6 +101,13 @@ PAIRS: list[tuple[PronounCase, PronounCase]] = [
 ]
 
 
+def contrast_partner(sentence: str) -> str:
+    """The test set's other sentence of the pair (one word changed, the pronoun means the other candidate);
+    the sentence itself when it is in no pair."""
+    return next((other.sentence for pair in PAIRS for case, other in (pair, pair[::-1]) if case.sentence == sentence),
+                sentence)
+
+
 def case_words(case: PronounCase, tokens, word_ids) -> tuple[Word, Word, Word]:
     words = words_of(tokens, word_ids)
     pronoun_index = find_word(words, case.pronoun)

@@ -298,8 +298,9 @@ def training_lab():
     words8 = [f"w{i}" for i in range(8)]
     show(figures.small_multiples([weights(8) for _ in range(5)], words8, [f"step {i}" for i in range(5)],
                                  "attention while training", teaching=teaching), "training_snapshots")
-    show(figures.line_chart(np.arange(101), {f"d_k {d}": rng.random(101) for d in (8, 64, 512)}, "scaled",
-                            "step", "loss", teaching=teaching), "training_compare")
+    show(figures.line_chart(np.arange(151), {f"d_k {d} {how}": rng.random(151) for d in (8, 64, 512)
+                                             for how in ("scaled", "unscaled")}, "scaled", "step", "loss",
+                            teaching=teaching), "training_compare")  # the app's six 150-step runs
     st.dataframe({"d_k": [8, 64, 512], "loss": rng.random(3)}, hide_index=True)
     tokens = S["tokens"]
     show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",

@@ -202,10 +202,8 @@ st.markdown(f"After the last layer, rollout estimates that the vector of {quote(
             + f": {quote(top)} leads.")
 
 st.header("The contrast test: change one word, does the head change its mind?")
-partner = next((other.sentence for pair in pr.PAIRS for case, other in (pair, pair[::-1])
-                if case.sentence == sentence), sentence)
 contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
-                         value=partner, key=f"pron_contrast_{tag}", max_chars=MAX_SENTENCE_CHARS)
+                         value=pr.contrast_partner(sentence), key=f"pron_contrast_{tag}", max_chars=MAX_SENTENCE_CHARS)
 answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], horizontal=True,
                         key=f"pron_answer_{tag}_{a.position}_{b.position}")
 if contrast.strip() == sentence.strip():

@@ -188,8 +188,10 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     finally:
         worker.stdout.close()
         assert worker.wait(300) == 0
+    from ui.shared import BUILTIN_SENTENCES
+
     kinds = [kind for kind, _ in rest]
-    assert kinds == ["sentence"] * 3 + ["shared"] * 7  # the built-in sentences, then the trainings
+    assert kinds == ["sentence"] * len(BUILTIN_SENTENCES) + ["shared"] * 7  # the built-in sentences, the trainings
     assert [key[0] for kind, key in rest if kind == "shared"] == ["training"] * 7
 
 

@@ -28,11 +28,12 @@ from .memory import ByteBudgetCache
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
 
-# The pages' built-in sentences: every first visitor of those pages reads them, so their model passes are
-# warmed once per process too (into the shared per-sentence cache, ui/state.py).
+# The pages' built-in sentences (the pronoun page's example and its contrast sentence, the compare page's two):
+# every first visitor of those pages reads them, so their model passes are warmed once per process too (into
+# the shared per-sentence cache, ui/state.py).
 PRONOUN_DEFAULT = "A dog ate the food because it was hungry."
 COMPARE_DEFAULTS = ("I sat on the river bank and watched the water.", "I opened an account at the bank downtown.")
-BUILTIN_SENTENCES = (PRONOUN_DEFAULT, *COMPARE_DEFAULTS)
+BUILTIN_SENTENCES = (PRONOUN_DEFAULT, pronoun.contrast_partner(PRONOUN_DEFAULT), *COMPARE_DEFAULTS)
 
 # A few MB in all (a training run keeps its small weight matrices and snapshots); bounded all the same.
 SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=48)
