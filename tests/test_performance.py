@@ -174,7 +174,7 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     from attention.model import resolve_model_name
 
     name = resolve_model_name(None)
-    worker = subprocess.Popen([sys.executable, "-m", "ui.shared", name], cwd=ROOT, stdout=subprocess.PIPE)
+    worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", name], cwd=ROOT, stdout=subprocess.PIPE)
     try:
         kind, key, _ = pickle.load(worker.stdout)
         assert (kind, key) == ("shared", ("pronoun test set", name))

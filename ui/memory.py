@@ -9,8 +9,8 @@ passes the budget.
 from __future__ import annotations
 
 import ctypes
-import gc
 import dataclasses
+import gc
 import threading
 import time
 import weakref

@@ -8,7 +8,6 @@ The worker also runs the model on the pages' built-in sentences, which go into t
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import pickle
@@ -97,22 +96,6 @@ _warmup_started = threading.Event()
 WORKER_TIMEOUT_SECONDS = 600.0
 
 
-def _lowest_priority() -> None:
-    """In the warm-up's worker, before it starts: the lowest CPU priority, in a scheduling group of its own.
-
-    Linux shares the CPU fairly between session groups ("autogroups") first and applies nice only inside a
-    group, so a nice-19 child of the server still took a full share from a browser or another program on the
-    machine (measured: the first page drawn 1.24× the floor with the warm-up, 1.03× without). A new session
-    with its group's nice at 19 (and SCHED_IDLE where Linux has it) yields to everything else.
-    """
-    os.setsid()
-    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
-        group.write("19")
-    with contextlib.suppress(AttributeError, OSError):
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    os.nice(19)
-
-
 def stored_core_attentions(model: AttentionModel, analysis) -> np.ndarray:
     """All layers × heads recomputed by the core, as the shared sentence cache keeps them (ui/state.py): float32,
     72 matrices per sentence, 19 MB at 256 tokens instead of 38."""
@@ -121,7 +104,7 @@ def stored_core_attentions(model: AttentionModel, analysis) -> np.ndarray:
 
 def warm_items(model: AttentionModel):
     """Everything the warm-up computes, one result at a time, in the order pages need them (run in a worker
-    process: python -m ui.shared): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
+    process: python -m ui.warmup): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
     (model pass, core attentions)) for the pages' built-in sentences."""
     yield "shared", pronoun_key(model), builtin_pronoun_scoreboard(model)
     for sentence in BUILTIN_SENTENCES:
@@ -160,8 +143,10 @@ def start_warmup(model: AttentionModel) -> None:
     def warm():
         try:
             with tempfile.TemporaryFile() as worker_log:
-                worker = subprocess.Popen([sys.executable, "-m", "ui.shared", model.name], cwd=_ROOT,
-                                          stdout=subprocess.PIPE, stderr=worker_log, preexec_fn=_lowest_priority)
+                # A session of its own (start_new_session): its own scheduling group, see ui/warmup.py. No
+                # preexec_fn: a function run between fork and exec is unsafe in a server with threads.
+                worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", model.name], cwd=_ROOT,
+                                          stdout=subprocess.PIPE, stderr=worker_log, start_new_session=True)
                 deadline = threading.Timer(WORKER_TIMEOUT_SECONDS, worker.kill)
                 deadline.start()
                 try:
@@ -182,9 +167,3 @@ def start_warmup(model: AttentionModel) -> None:
             _LOGGER.exception("warm-up failed")
 
     threading.Thread(target=warm, name="warm-up", daemon=True).start()
-
-
-if __name__ == "__main__":  # the warm-up's worker process: each result pickled on standard output when done
-    for item in warm_items(AttentionModel(sys.argv[1])):
-        pickle.dump(item, sys.stdout.buffer)
-        sys.stdout.buffer.flush()
