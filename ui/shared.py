@@ -133,8 +133,8 @@ def start_warmup(model: AttentionModel) -> None:
     trainings too).
 
     A process, not a thread: a thread of this server would hold Python's lock for seconds while the first
-    visitors' pages wait for it, and so did the built-in sentences' three passes (~60 ms: the page opened at that
-    moment was 1.2x slower than with a warm-up without them, 6 pairs). A visitor who asks for a result before
+    visitors' pages wait for it, and so did the built-in sentences' model passes when the server ran them (~60 ms:
+    the page opened at that moment was 1.2x slower than with a warm-up without them, 6 pairs). A visitor who asks for a result before
     the worker has it computes it (and the worker's copy is then dropped)."""
     if _warmup_started.is_set() or os.environ.get("ATTENTION_WARMUP", "1") == "0":
         return
