@@ -120,7 +120,7 @@ class AttentionModel:
                 f"all-MiniLM-L6-v2 (unset {MODEL_ENV_VAR} too)."
             )
         try:
-            path = self._path()
+            path = self.path = self._path()  # the model's folder
             if backend == "numpy" or (backend == "auto" and NumpyBert.can_load(path)):
                 self._load_numpy(path)
             else:

@@ -164,9 +164,12 @@ def main():
     parser.add_argument("--quick", action="store_true", help="skip the server and browser measurements")
     parser.add_argument("--floor", action="store_true", help="only the app-vs-floor comparison in Chromium")
     parser.add_argument("--pairs", type=int, default=5, help="app/floor pairs for the floor comparison")
+    parser.add_argument("--cache", choices=["kept", "cold"], default="kept",
+                        help="the app's disk cache in the floor comparison: kept (one folder for the whole bench, "
+                             "filled by the first app server) or cold (every app server starts with an empty one)")
     args = parser.parse_args()
     if args.floor:
-        bench_floor(args.pairs)
+        bench_floor(args.pairs, args.cache)
         return
     from bench import load
     from bench.training import bench_training
@@ -176,7 +179,7 @@ def main():
     bench_training(line)
     if not args.quick:
         bench_server()
-        bench_floor(args.pairs)
+        bench_floor(args.pairs, args.cache)
         load.main(["--students", "1,4,8,16", "--worst", "12", "--idle", "150"])
 
 
@@ -312,18 +315,32 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
     return results
 
 
-def bench_floor(pairs: int = 5):
+def bench_floor(pairs: int = 5, cache: str = "kept"):
+    import os
+    import tempfile
+
     from devtools.browser import chromium
+    from ui.diskcache import CACHE_ENV
 
     print(f"\n# the app against its floor (bench/floor_app.py: same pages, sidebar and figures from random arrays, "
           f"no model), {pairs} pairs alternated, seconds from the action to the page drawn in Chromium")
     print(f"file watcher: {watcher_setting()} for both (same project folder, same .streamlit/config.toml)")
+    print("the app's disk cache (ui/diskcache.py): " + (
+        "one new folder for the whole bench, filled by the first app server (pair 1 is a first start ever, the "
+        "later pairs a restart)" if cache == "kept" else
+        "an empty folder for every app server (--cache cold: every pair is a first start ever)"))
     app, floor = [], []
-    with chromium() as browser:
+    saved = os.environ.get(CACHE_ENV)
+    with chromium() as browser, tempfile.TemporaryDirectory(prefix="bench-cache-") as kept:
         for pair in range(pairs):
             order = [(ROOT / "app.py", app), (FLOOR_APP, floor)]
             for script, results in order if pair % 2 == 0 else order[::-1]:
+                os.environ[CACHE_ENV] = kept if cache == "kept" else tempfile.mkdtemp(dir=kept)
                 results.append(journey(browser, script))
+        if saved is None:
+            os.environ.pop(CACHE_ENV)
+        else:
+            os.environ[CACHE_ENV] = saved
     print(f"{'interaction':<46} {'app s':>6} {'script':>6} {'floor s':>7} {'script':>6} {'ratio':>6} {'runs':>4}  "
           f"target")
     for name, _ in JOURNEY:

@@ -22,6 +22,7 @@ import numpy as np
 from attention import pronoun, training
 from attention.model import AttentionModel
 
+from . import diskcache
 from .memory import ByteBudgetCache
 
 _LOGGER = logging.getLogger(__name__)
@@ -58,7 +59,8 @@ def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
 
         return pronoun.score_heads(pronoun.PAIRS, attentions_of)
 
-    return SHARED_RESULTS.get_or_compute(pronoun_key(model), score)
+    key = pronoun_key(model)
+    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("pronoun", key, model.path, score))
 
 
 def training_key(model: AttentionModel, **run) -> tuple:
@@ -78,7 +80,8 @@ def training_run(model: AttentionModel, progress=None, **run) -> training.Traini
                               d_k=run["d_k"], scaled=run["scaled"], steps=run["steps"], seed=run["seed"],
                               n_sentences=run["n_sentences"], snapshot_steps=run["snapshots"], progress=progress)
 
-    return SHARED_RESULTS.get_or_compute(training_key(model, **run), train)
+    key = training_key(model, **run)
+    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("training", key, model.path, train))
 
 
 def lab_runs(task: str = training.LAB_DEFAULT_TASK, d_k: int = training.LAB_DEFAULT_D_K, scaled: bool = True,

@@ -1,0 +1,191 @@
+"""The disk cache (ui/diskcache.py): a restarted server reads the Training lab's runs and the pronoun test set
+back instead of computing them, with the same numbers, and never reads an entry the code, the model files or
+numpy could have changed."""
+
+import dataclasses
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+from attention import training
+from ui import diskcache, shared
+
+
+def assert_same(a, b):
+    """Equal values of equal types, arrays with equal dtypes and bits (NaN equal to NaN)."""
+    assert type(a) is type(b), (type(a), type(b))
+    if dataclasses.is_dataclass(a):
+        for field in dataclasses.fields(a):
+            assert_same(getattr(a, field.name), getattr(b, field.name))
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    elif isinstance(a, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_same(a[key], b[key])
+    elif isinstance(a, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            assert_same(x, y)
+    else:
+        assert a == b or (a != a and b != b), (a, b)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(folder))
+    shared.SHARED_RESULTS.clear()
+    yield folder
+    shared.SHARED_RESULTS.clear()
+
+
+@pytest.fixture
+def count_trainings(monkeypatch):
+    calls = []
+    original = training.train
+    monkeypatch.setattr(training, "train", lambda *a, **k: calls.append(a[0]) or original(*a, **k))
+    return calls
+
+
+def short_run(**changes):
+    main, _ = shared.lab_runs()
+    return {**main, "steps": 20, "snapshots": (0, 20), **changes}
+
+
+def test_a_restarted_server_reads_the_runs_back_instead_of_training(model, cache, count_trainings):
+    first = shared.training_run(model, **short_run())
+    board = shared.builtin_pronoun_scoreboard(model)
+    scorings = shared.BUILTIN_PRONOUN_SCORINGS["count"]
+    assert count_trainings == ["previous"]
+    assert sorted(p.name.split("-")[0] for p in cache.iterdir()) == ["pronoun", "training"]
+    assert oct(cache.stat().st_mode & 0o777) == "0o700"
+    shared.SHARED_RESULTS.clear()  # what a new server process starts with
+
+    again = shared.training_run(model, **short_run())
+    assert count_trainings == ["previous"]  # read, not trained
+    assert shared.builtin_pronoun_scoreboard(model) is not board
+    assert shared.BUILTIN_PRONOUN_SCORINGS["count"] == scorings
+    assert_same(again, first)  # every field, every bit, the same types (losses stay a list of floats)
+    assert_same(shared.builtin_pronoun_scoreboard(model), board)
+    shared.training_run(model, **short_run(seed=1))  # another setting is another entry
+    assert count_trainings == ["previous", "previous"]
+
+
+def test_a_run_that_diverged_reads_back_with_its_infinite_loss(model, cache):
+    run = training.TrainingRun(task="copy", d_k=4, scaled=False, steps=2, lr=9.0, losses=[1.0, float("inf")],
+                               diverged=True, final_loss=float("inf"), shown_ids=np.arange(8))
+    diskcache.save("training", ("a key",), "stamp", run)
+    assert_same(diskcache.load("training", ("a key",), "stamp"), run)
+    assert diskcache.load("training", ("another key",), "stamp") is None
+    assert diskcache.load("training", ("a key",), "another stamp") is None
+
+
+def test_a_change_to_the_code_or_a_model_file_changes_the_fingerprint(tmp_path):
+    code = tmp_path / "core.py"
+    code.write_text("SCALE = 1\n")
+    model_folder = tmp_path / "model"
+    model_folder.mkdir()
+    weights = model_folder / "model.safetensors"
+    weights.write_bytes(b"1234")
+    before = diskcache.fingerprint(str(model_folder), (code,))
+    diskcache.fingerprint.cache_clear()
+    assert diskcache.fingerprint(str(model_folder), (code,)) == before  # nothing changed
+
+    code.write_text("SCALE = 2\n")
+    diskcache.fingerprint.cache_clear()
+    after_code = diskcache.fingerprint(str(model_folder), (code,))
+    weights.write_bytes(b"5678")  # same size; its change time moves
+    os.utime(weights, ns=(0, 0))
+    diskcache.fingerprint.cache_clear()
+    after_model = diskcache.fingerprint(str(model_folder), (code,))
+    assert len({before, after_code, after_model}) == 3
+    diskcache.fingerprint.cache_clear()
+
+
+def test_entries_of_older_code_are_removed_when_a_new_one_is_kept(cache):
+    board = training.HeadParams(np.ones((2, 2)), np.zeros((2, 2)), np.eye(2))
+    with pytest.raises(TypeError):
+        diskcache.to_arrays(object.__new__(type("Other", (), {})))
+    diskcache.save("training", ("k",), "old", training.TrainingRun("copy", 4, True, 1, 0.1, params=board))
+    diskcache.save("training", ("k",), "new", training.TrainingRun("copy", 4, True, 1, 0.1, params=board))
+    assert [p.name.split("-")[1] for p in cache.glob("training-*")] == ["new"]
+    assert_same(diskcache.load("training", ("k",), "new").params, board)
+    assert not list(cache.glob(".writing-*"))
+
+
+def test_a_damaged_entry_is_computed_again_and_replaced(model, cache, count_trainings):
+    first = shared.training_run(model, **short_run())
+    (entry,) = cache.glob("training-*")
+    entry.write_bytes(b"not an npz file")
+    shared.SHARED_RESULTS.clear()
+    assert_same(shared.training_run(model, **short_run()), first)
+    assert len(count_trainings) == 2
+    shared.SHARED_RESULTS.clear()
+    shared.training_run(model, **short_run())
+    assert len(count_trainings) == 2  # the replaced entry reads back
+
+
+@pytest.mark.parametrize("setting", ["off", "shared", "not a folder"])
+def test_nothing_is_kept_where_it_is_switched_off_or_others_could_write(model, tmp_path, monkeypatch, setting,
+                                                                        count_trainings):
+    if setting == "off":
+        folder = tmp_path / "unused"
+        monkeypatch.setenv(diskcache.CACHE_ENV, "off")
+    elif setting == "shared":  # a folder everyone may write to: its files could hold anybody's numbers
+        folder = tmp_path / "everyone"
+        folder.mkdir()
+        folder.chmod(0o777)
+        monkeypatch.setenv(diskcache.CACHE_ENV, str(folder))
+    else:  # e.g. a read-only or broken home: the app works, it only computes again
+        (tmp_path / "a file").write_text("")
+        folder = tmp_path / "a file" / "cache"
+        monkeypatch.setenv(diskcache.CACHE_ENV, str(folder))
+    assert diskcache.cache_folder() is None
+    shared.SHARED_RESULTS.clear()
+    first = shared.training_run(model, **short_run())
+    shared.SHARED_RESULTS.clear()
+    assert_same(shared.training_run(model, **short_run()), first)
+    assert len(count_trainings) == 2
+    assert not folder.is_dir() or not list(folder.iterdir())
+    shared.SHARED_RESULTS.clear()
+
+
+def test_the_default_folder_follows_xdg_cache_home(tmp_path, monkeypatch):
+    monkeypatch.delenv(diskcache.CACHE_ENV)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert diskcache.cache_folder() == tmp_path / "attention-explainer"
+    shutil.rmtree(tmp_path / "attention-explainer")
+
+
+def test_a_restarted_warm_up_worker_reads_what_the_first_one_kept(tmp_path):
+    """Two workers in a row (two server starts) with one cache folder: the second computes no training and no
+    pronoun score (no entry is rewritten) and hands over the same results."""
+    import io
+    import pickle
+    import subprocess
+    import sys
+
+    from attention.model import resolve_model_name
+
+    environment = dict(os.environ, **{diskcache.CACHE_ENV: str(tmp_path)})
+
+    def worker_results():
+        done = subprocess.run([sys.executable, "-m", "ui.warmup", resolve_model_name(None)], cwd=shared._ROOT,
+                              env=environment, capture_output=True, timeout=300, check=True)
+        results, stream = [], io.BytesIO(done.stdout)
+        while stream.tell() < len(done.stdout):
+            results.append(pickle.load(stream))
+        return {(kind, repr(key)): value for kind, key, value in results if kind == "shared"}
+
+    first = worker_results()
+    written = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
+    assert len(first) == len(written) == 8  # the pronoun test set and seven trainings
+    second = worker_results()
+    assert {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()} == written
+    assert first.keys() == second.keys()
+    for key in first:
+        assert_same(second[key], first[key])
