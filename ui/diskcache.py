@@ -151,6 +151,13 @@ def load(kind: str, key: tuple, stamp: str) -> Any | None:
         return None
 
 
+def _modified(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:  # another server removed it meanwhile
+        return 0
+
+
 def save(kind: str, key: tuple, stamp: str, value: Any) -> None:
     """Store value for key (written to a temporary file, then renamed: a reader never sees half a file), and
     remove this kind's entries that no longer match the code and model, and the oldest beyond MAX_ENTRIES."""
@@ -168,7 +175,7 @@ def save(kind: str, key: tuple, stamp: str, value: Any) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        entries = sorted(folder.glob(f"{kind}-*.npz"), key=lambda p: p.stat().st_mtime_ns)
+        entries = sorted(folder.glob(f"{kind}-*.npz"), key=_modified)
         for index, path in enumerate(entries):
             if not path.name.startswith(f"{kind}-{stamp}-") or index < len(entries) - MAX_ENTRIES:
                 path.unlink(missing_ok=True)
