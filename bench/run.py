@@ -331,14 +331,17 @@ def bench_floor(pairs: int = 5, cache: str = "kept"):
         "an empty folder for every app server (--cache cold: every pair is a first start ever)"))
     app, floor = [], []
     saved = os.environ.get(CACHE_ENV)
-    with chromium() as browser, tempfile.TemporaryDirectory(prefix="bench-cache-") as kept:
-        for pair in range(pairs):
-            order = [(ROOT / "app.py", app), (FLOOR_APP, floor)]
-            for script, results in order if pair % 2 == 0 else order[::-1]:
-                os.environ[CACHE_ENV] = kept if cache == "kept" else tempfile.mkdtemp(dir=kept)
-                results.append(journey(browser, script))
+    try:
+        with chromium() as browser, tempfile.TemporaryDirectory(prefix="bench-cache-") as kept:
+            for pair in range(pairs):
+                order = [(ROOT / "app.py", app), (FLOOR_APP, floor)]
+                for script, results in order if pair % 2 == 0 else order[::-1]:
+                    # the servers inherit this process's environment
+                    os.environ[CACHE_ENV] = kept if cache == "kept" else tempfile.mkdtemp(dir=kept)
+                    results.append(journey(browser, script))
+    finally:
         if saved is None:
-            os.environ.pop(CACHE_ENV)
+            os.environ.pop(CACHE_ENV, None)
         else:
             os.environ[CACHE_ENV] = saved
     print(f"{'interaction':<46} {'app s':>6} {'script':>6} {'floor s':>7} {'script':>6} {'ratio':>6} {'runs':>4}  "

@@ -190,3 +190,13 @@ def test_a_restarted_warm_up_worker_reads_what_the_first_one_kept(tmp_path):
     assert first.keys() == second.keys()
     for key in first:
         assert_same(second[key], first[key])
+
+
+def test_the_pytorch_model_does_not_read_what_the_numpy_pass_kept(model, reference, cache):
+    """The same checkpoint run by PyTorch agrees with the numpy pass to 1e-5, not bit for bit: its own entry."""
+    shared.builtin_pronoun_scoreboard(model)
+    scorings = shared.BUILTIN_PRONOUN_SCORINGS["count"]
+    shared.SHARED_RESULTS.clear()
+    shared.builtin_pronoun_scoreboard(reference)
+    assert shared.BUILTIN_PRONOUN_SCORINGS["count"] == scorings + 1
+    assert len(list(cache.glob("pronoun-*"))) == 2

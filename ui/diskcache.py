@@ -184,9 +184,10 @@ def save(kind: str, key: tuple, stamp: str, value: Any) -> None:
         _LOGGER.warning("could not keep a result in %s", folder, exc_info=True)
 
 
-def stored(kind: str, key: tuple, model_path: str, compute: Callable[[], Any]) -> Any:
-    """compute(), or its value from an earlier start with the same code, model files and numpy."""
-    stamp = fingerprint(model_path)
+def stored(kind: str, key: tuple, model, compute: Callable[[], Any]) -> Any:
+    """compute(), or its value from an earlier start with the same code, model files, backend and numpy (model:
+    the attention.model.AttentionModel the value was computed with)."""
+    key, stamp = (*key, model.backend), fingerprint(model.path)
     value = load(kind, key, stamp)
     if value is None:
         value = compute()

@@ -3,6 +3,8 @@
 The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (seven trainings)
 are the same for everyone. They are kept here, read-only, and a background warm-up computes them right after
 the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
+They come out the same on every start, so they are also kept on disk (ui/diskcache.py): after a restart the
+worker reads them instead of computing them.
 The worker also runs the model on the pages' built-in sentences, which go into the per-sentence cache.
 """
 
@@ -60,7 +62,7 @@ def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
         return pronoun.score_heads(pronoun.PAIRS, attentions_of)
 
     key = pronoun_key(model)
-    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("pronoun", key, model.path, score))
+    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("pronoun", key, model, score))
 
 
 def training_key(model: AttentionModel, **run) -> tuple:
@@ -81,7 +83,7 @@ def training_run(model: AttentionModel, progress=None, **run) -> training.Traini
                               n_sentences=run["n_sentences"], snapshot_steps=run["snapshots"], progress=progress)
 
     key = training_key(model, **run)
-    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("training", key, model.path, train))
+    return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("training", key, model, train))
 
 
 def lab_runs(task: str = training.LAB_DEFAULT_TASK, d_k: int = training.LAB_DEFAULT_D_K, scaled: bool = True,
