@@ -6,6 +6,7 @@ import dataclasses
 import math
 import os
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -79,10 +80,11 @@ def test_a_restarted_server_reads_the_runs_back_instead_of_training(model, cache
 def test_a_run_that_diverged_reads_back_with_its_infinite_loss(model, cache):
     run = training.TrainingRun(task="copy", d_k=4, scaled=False, steps=2, lr=9.0, losses=[1.0, float("inf")],
                                diverged=True, final_loss=float("inf"), shown_ids=np.arange(8))
-    diskcache.save("training", ("a key",), "stamp", run)
-    assert_same(diskcache.load("training", ("a key",), "stamp"), run)
-    assert diskcache.load("training", ("another key",), "stamp") is None
-    assert diskcache.load("training", ("a key",), "another stamp") is None
+    stamp = "a" * 20
+    diskcache.save("training", ("a key",), stamp, run)
+    assert_same(diskcache.load("training", ("a key",), stamp), run)
+    assert diskcache.load("training", ("another key",), stamp) is None
+    assert diskcache.load("training", ("a key",), "b" * 20) is None
 
 
 def test_a_change_to_the_code_or_a_model_file_changes_the_fingerprint(tmp_path):
@@ -92,30 +94,57 @@ def test_a_change_to_the_code_or_a_model_file_changes_the_fingerprint(tmp_path):
     model_folder.mkdir()
     weights = model_folder / "model.safetensors"
     weights.write_bytes(b"1234")
-    before = diskcache.fingerprint(str(model_folder), (code,))
+    before = diskcache.fingerprint(str(model_folder), diskcache.code_digest((code,)))
     diskcache.fingerprint.cache_clear()
-    assert diskcache.fingerprint(str(model_folder), (code,)) == before  # nothing changed
+    assert diskcache.fingerprint(str(model_folder), diskcache.code_digest((code,))) == before  # nothing changed
 
     code.write_text("SCALE = 2\n")
-    diskcache.fingerprint.cache_clear()
-    after_code = diskcache.fingerprint(str(model_folder), (code,))
+    after_code = diskcache.fingerprint(str(model_folder), diskcache.code_digest((code,)))
     weights.write_bytes(b"5678")  # same size; its change time moves
     os.utime(weights, ns=(0, 0))
     diskcache.fingerprint.cache_clear()
-    after_model = diskcache.fingerprint(str(model_folder), (code,))
+    after_model = diskcache.fingerprint(str(model_folder), diskcache.code_digest((code,)))
     assert len({before, after_code, after_model}) == 3
     diskcache.fingerprint.cache_clear()
+    # The code a process runs is read when it starts: an edit on disk meanwhile does not relabel its results.
+    assert diskcache.fingerprint(str(model_folder)) == diskcache.fingerprint(str(model_folder),
+                                                                              diskcache._CODE_DIGEST)
 
 
-def test_entries_of_older_code_are_removed_when_a_new_one_is_kept(cache):
+def test_unused_and_surplus_entries_leave_and_nothing_else_is_touched(cache, monkeypatch):
     params = training.HeadParams(np.ones((2, 2)), np.zeros((2, 2)), np.eye(2))
     with pytest.raises(TypeError):  # only the classes it knows are stored (and rebuilt)
         diskcache.to_arrays(dataclasses.make_dataclass("Other", ["x"])(1))
-    diskcache.save("training", ("k",), "old", training.TrainingRun("copy", 4, True, 1, 0.1, params=params))
-    diskcache.save("training", ("k",), "new", training.TrainingRun("copy", 4, True, 1, 0.1, params=params))
-    assert [p.name.split("-")[1] for p in cache.glob("training-*")] == ["new"]
-    assert_same(diskcache.load("training", ("k",), "new").params, params)
+    old, other, new = "0" * 20, "1" * 20, "2" * 20  # fingerprints: older code, another model, this one
+
+    def keep(key, stamp):
+        diskcache.save("training", key, stamp, training.TrainingRun("copy", 4, True, 1, 0.1, params=params))
+
+    def stamps():
+        return sorted(p.name.split("-")[1] for p in cache.glob("training-*-*"))
+
+    keep(("k",), old)
+    keep(("k",), other)
+    month_ago = time.time() - 31 * 86400
+    (entry_of_old,) = cache.glob(f"training-{old}-*")
+    os.utime(entry_of_old, (month_ago, month_ago))
+    (cache / "my notes.txt").write_text("mine")
+    (cache / "training-mine.npz").write_bytes(b"mine")
+    (cache / ".writing-left-by-a-killed-worker.npz").write_bytes(b"half")
+    os.utime(cache / ".writing-left-by-a-killed-worker.npz", (month_ago, month_ago))
+    keep(("k",), new)
+    assert stamps() == [other, new]  # the unread one left; another model's, still in use, stays
+    assert_same(diskcache.load("training", ("k",), new).params, params)
+    assert (cache / "my notes.txt").read_text() == "mine" and (cache / "training-mine.npz").exists()
     assert not list(cache.glob(".writing-*"))
+
+    monkeypatch.setattr(diskcache, "MAX_ENTRIES", 2)  # beyond it, the least recently read leaves
+    entry_of_other = next(cache.glob(f"training-{other}-*"))
+    os.utime(entry_of_other, (month_ago + 86400, month_ago + 86400))
+    assert diskcache.load("training", ("k",), other) is not None  # read now: recently used again
+    keep(("another key",), new)
+    assert stamps() == [other, new] and entry_of_other.exists()  # the entry of ("k",) under new left
+    assert diskcache.load("training", ("k",), new) is None and diskcache.load("training", ("another key",), new)
 
 
 def test_a_damaged_entry_is_computed_again_and_replaced(model, cache, count_trainings):
@@ -183,10 +212,10 @@ def test_a_restarted_warm_up_worker_reads_what_the_first_one_kept(tmp_path):
         return {(kind, repr(key)): value for kind, key, value in results if kind == "shared"}
 
     first = worker_results()
-    written = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
+    written = {path.name: path.stat().st_ino for path in tmp_path.iterdir()}
     assert len(first) == len(written) == 8  # the pronoun test set and seven trainings
     second = worker_results()
-    assert {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()} == written
+    assert {path.name: path.stat().st_ino for path in tmp_path.iterdir()} == written  # read, none written again
     assert first.keys() == second.keys()
     for key in first:
         assert_same(second[key], first[key])

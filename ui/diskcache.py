@@ -7,9 +7,10 @@ written here, and read back on the next start instead of computed.
 
 An entry is found only by a fingerprint of everything that could change its numbers: the source of attention/
 and of the modules that call it with the pages' settings, the model's files (any rewrite of a file changes its
-change time), numpy's version and its BLAS library. Change any of them and the entry is not read, and later
-removed. Entries are .npz files read without pickle, so a file can at worst hold wrong numbers, never run code;
-the folder must be a directory of this user's that nobody else may write to, or nothing is kept.
+change time) and backend, the versions of numpy, its BLAS library and the other libraries a pass uses. Change
+any of them and the entry is not read; an entry nobody reads for 30 days is removed. Entries are .npz files
+read without pickle, so a file can at worst hold wrong numbers, never run code; the folder must be a directory
+of this user's that nobody else may write to, or nothing is kept. Only files named like an entry are removed.
 
 Where: $ATTENTION_CACHE_DIR, else $XDG_CACHE_HOME/attention-explainer, else ~/.cache/attention-explainer.
 ATTENTION_CACHE_DIR=off keeps nothing on disk. Any failure (a read-only home, a full disk, a damaged file)
@@ -24,8 +25,10 @@ import hashlib
 import json
 import logging
 import os
+import re
 import stat
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -37,9 +40,16 @@ from attention import pronoun, training
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "ATTENTION_CACHE_DIR"
-MAX_ENTRIES = 256          # a few MB each at most (a d_k = 512 run); the oldest leave first
-# The code whose change can change a stored number: the numpy core and the modules that choose its settings.
+# Per kind; up to 1.6 MB each (a d_k = 512 run). Every Training lab setting of one model is 60 entries.
+MAX_ENTRIES = 64
+UNUSED_DAYS = 30           # an entry nobody read for this long leaves (another code version's, another model's)
+# Nothing else in the folder is ever removed.
+ENTRY_NAME = re.compile(r"(training|pronoun)-[0-9a-f]{20}-[0-9a-f]{24}\.npz")
+# The code whose change can change a stored number: the numpy core and the modules that choose its settings,
+# read when this module is imported (the code this process runs, not what a later edit put on disk).
 CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), _ROOT / "ui" / "shared.py", Path(__file__))
+# The libraries a number can depend on besides numpy (the tokenizer's splits; the PyTorch backend).
+LIBRARIES = ("tokenizers", "torch", "transformers", "sentence-transformers", "safetensors")
 # Only these classes are rebuilt from a file.
 STORABLE = {cls.__name__: cls for cls in (training.TrainingRun, training.HeadParams, pronoun.Scoreboard)}
 
@@ -67,18 +77,40 @@ def cache_folder() -> Path | None:
     return folder
 
 
-@functools.lru_cache(maxsize=8)
-def fingerprint(model_path: str, code_files: tuple[Path, ...] = CODE_FILES) -> str:
-    """A digest of the code, the model's files and numpy: the part of every entry's name that must match."""
+def code_digest(code_files=CODE_FILES) -> str:
     digest = hashlib.sha256()
     for path in code_files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+_CODE_DIGEST = code_digest()
+
+
+def _library_versions() -> str:
+    from importlib import metadata
+
+    versions = []
+    for name in LIBRARIES:
+        try:
+            versions.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            versions.append(f"{name}=none")
+    return ",".join(versions)
+
+
+@functools.lru_cache(maxsize=8)
+def fingerprint(model_path: str, code: str = _CODE_DIGEST) -> str:
+    """A digest of the code, the model's files, numpy, its BLAS and the other libraries: the part of every
+    entry's name that must match. A model file's size, modification and change times stand for its contents
+    (any rewrite changes its change time; hashing 90 MB would cost the start ~0.15 s)."""
+    digest = hashlib.sha256(code.encode())
     model_files = sorted(p for p in Path(model_path).rglob("*") if p.is_file())
     for path in model_files:
         info = path.stat()
         digest.update(f"{path.relative_to(model_path)}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}\0"
                       .encode())
-    digest.update(np.__version__.encode())
+    digest.update(np.__version__.encode() + _library_versions().encode())
     try:
         from threadpoolctl import threadpool_info
 
@@ -143,8 +175,10 @@ def load(kind: str, key: tuple, stamp: str) -> Any | None:
             meta = json.loads(str(stored["__meta__"]))
             if meta["key"] != repr(key) or meta["stamp"] != stamp:
                 return None
-            return from_arrays({name: stored[name] for name in stored.files if name != "__meta__"},
-                               meta["layout"])
+            value = from_arrays({name: stored[name] for name in stored.files if name != "__meta__"},
+                                meta["layout"])
+        os.utime(path)  # its modification time is its last use: the least recently used leave first
+        return value
     except FileNotFoundError:
         return None
     except Exception:  # a damaged or foreign file: compute instead (and overwrite it)
@@ -152,16 +186,31 @@ def load(kind: str, key: tuple, stamp: str) -> Any | None:
         return None
 
 
-def _modified(path: Path) -> int:
+def _last_used(path: Path) -> int:
     try:
         return path.stat().st_mtime_ns
     except FileNotFoundError:  # another server removed it meanwhile
         return 0
 
 
+def _tidy(folder: Path, kind: str) -> None:
+    """Remove the entries nobody read for UNUSED_DAYS, the least recently used of this kind beyond MAX_ENTRIES,
+    and half-written files a killed process left (entries of other code versions or models stay while used)."""
+    too_old = time.time_ns() - UNUSED_DAYS * 86400 * 10**9
+    for path in folder.glob(".writing-*.npz"):
+        if _last_used(path) < time.time_ns() - 3600 * 10**9:
+            path.unlink(missing_ok=True)
+    entries = sorted((p for p in folder.iterdir() if ENTRY_NAME.fullmatch(p.name)), key=_last_used)
+    this_kind = [p for p in entries if p.name.startswith(f"{kind}-")]
+    surplus = set(this_kind[:max(len(this_kind) - MAX_ENTRIES, 0)])
+    for path in entries:
+        if path in surplus or _last_used(path) < too_old:
+            path.unlink(missing_ok=True)
+
+
 def save(kind: str, key: tuple, stamp: str, value: Any) -> None:
-    """Store value for key (written to a temporary file, then renamed: a reader never sees half a file), and
-    remove this kind's entries that no longer match the code and model, and the oldest beyond MAX_ENTRIES."""
+    """Store value for key (written to a temporary file, then renamed: a reader never sees half a file), then
+    tidy the folder (_tidy)."""
     folder = cache_folder()
     if folder is None:
         return
@@ -176,10 +225,7 @@ def save(kind: str, key: tuple, stamp: str, value: Any) -> None:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        entries = sorted(folder.glob(f"{kind}-*.npz"), key=_modified)
-        for index, path in enumerate(entries):
-            if not path.name.startswith(f"{kind}-{stamp}-") or index < len(entries) - MAX_ENTRIES:
-                path.unlink(missing_ok=True)
+        _tidy(folder, kind)
     except Exception:  # keeping a copy is optional; the value itself is fine
         _LOGGER.warning("could not keep a result in %s", folder, exc_info=True)
 
