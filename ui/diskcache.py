@@ -196,15 +196,15 @@ def _last_used(path: Path) -> int:
 def _tidy(folder: Path, kind: str) -> None:
     """Remove the entries nobody read for UNUSED_DAYS, the least recently used of this kind beyond MAX_ENTRIES,
     and half-written files a killed process left (entries of other code versions or models stay while used)."""
-    too_old = time.time_ns() - UNUSED_DAYS * 86400 * 10**9
+    now = time.time_ns()
     for path in folder.glob(".writing-*.npz"):
-        if _last_used(path) < time.time_ns() - 3600 * 10**9:
+        if _last_used(path) < now - 3600 * 10**9:
             path.unlink(missing_ok=True)
-    entries = sorted((p for p in folder.iterdir() if ENTRY_NAME.fullmatch(p.name)), key=_last_used)
-    this_kind = [p for p in entries if p.name.startswith(f"{kind}-")]
+    last_used = {p: _last_used(p) for p in folder.iterdir() if ENTRY_NAME.fullmatch(p.name)}
+    this_kind = sorted((p for p in last_used if p.name.startswith(f"{kind}-")), key=last_used.get)
     surplus = set(this_kind[:max(len(this_kind) - MAX_ENTRIES, 0)])
-    for path in entries:
-        if path in surplus or _last_used(path) < too_old:
+    for path, used in last_used.items():
+        if path in surplus or used < now - UNUSED_DAYS * 86400 * 10**9:
             path.unlink(missing_ok=True)
 
 
