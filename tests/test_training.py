@@ -109,6 +109,18 @@ def test_training_learns_each_task(toy, task):
     assert again.losses == run.losses[:6]  # deterministic for a seed
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_backward_pass_keeps_the_training_dtype(toy, dtype):
+    """train() runs in float32 for speed: every gradient stays float32 too (a numpy int64 count in the loss's
+    gradient once turned the whole backward pass into float64, at twice the time), and float64 stays float64."""
+    batch, targets, params = small_problem(toy, "previous")
+    batch = training.ToyBatch(batch.ids, batch.x.astype(dtype), batch.target, batch.scored, batch.mask.astype(dtype))
+    params = training.HeadParams(*(p.astype(dtype) for p in params.as_tuple()))
+    _, grads, fwd = training.loss_and_grads(params, batch, targets.astype(dtype))
+    assert fwd.output.dtype == dtype
+    assert [g.dtype for g in grads.as_tuple()] == [dtype] * 3
+
+
 def test_unscaled_scores_saturate_more_rows_at_large_d_k(toy):
     tables, vocab_ids = toy
     scaled = training.train("marker", tables, vocab_ids, d_k=512, scaled=True, steps=0, n_sentences=16)
