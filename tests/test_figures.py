@@ -116,3 +116,12 @@ def test_download_config_names_the_png_and_the_page_adds_an_svg_button():
     assert "options.format = 'svg'" in figures.SVG_EXPORT_HTML
     script = figures.SVG_EXPORT_HTML.split("<script>")[1].removesuffix("</script>")
     assert not re.search(r"<[/\w]", script)  # markup-like text inside: Streamlit's HTML sanitizer drops it all
+
+
+def test_line_charts_mark_each_point_only_while_points_are_few():
+    """The six layers or eight values of d_k are points to read one by one; a 301-step loss curve is a line (a dot
+    per step drew a beaded band, 2,000 shapes for the browser on the Training lab)."""
+    layers = figures.line_chart(range(6), {"weight": RNG.random(6)}, "t", "layer", "weight").to_dict()
+    steps = figures.line_chart(np.arange(301), {"loss": RNG.random(301)}, "t", "step", "loss").to_dict()
+    assert layers["data"][0]["mode"] == "lines+markers"
+    assert steps["data"][0]["mode"] == "lines"

@@ -257,9 +257,16 @@ def compare_bars(series: dict[str, np.ndarray], tokens, title: str, teaching: bo
                    xaxis=_category_axis(), yaxis=yaxis)
 
 
+# A marker on each point while points are few (6 layers, 8 values of d_k); a training curve of 151 or 301 steps
+# is a plain line: a dot per step blurred it into a beaded band and made the browser draw 2,000 more shapes.
+MAX_MARKED_POINTS = 40
+
+
 def line_chart(x, series: dict[str, np.ndarray], title: str, x_title: str, y_title: str,
                teaching: bool = False, log_x: bool = False):
-    traces = [{"type": "scatter", "x": list(x), "y": np.asarray(v, dtype=np.float64), "mode": "lines+markers",
+    x = list(x)
+    mode = "lines+markers" if len(x) <= MAX_MARKED_POINTS else "lines"
+    traces = [{"type": "scatter", "x": x, "y": np.asarray(v, dtype=np.float64), "mode": mode,
                "name": html.escape(name)} for name, v in series.items()]
     return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.25},
                    xaxis={"title": _axis_title(x_title), "type": "log" if log_x else "linear"},
