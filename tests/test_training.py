@@ -112,7 +112,7 @@ def test_training_learns_each_task(toy, task):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_backward_pass_keeps_the_training_dtype(toy, dtype):
     """train() runs in float32 for speed: every gradient stays float32 too (a numpy int64 count in the loss's
-    gradient once turned the whole backward pass into float64, at twice the time), and float64 stays float64."""
+    gradient once turned the whole backward pass into float64, at 1.6× the time), and float64 stays float64."""
     batch, targets, params = small_problem(toy, "previous")
     batch = training.ToyBatch(batch.ids, batch.x.astype(dtype), batch.target, batch.scored, batch.mask.astype(dtype))
     params = training.HeadParams(*(p.astype(dtype) for p in params.as_tuple()))
