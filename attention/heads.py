@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import core
+
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
 # Each pattern in a sentence a student reads: "… of each token's attention to <words>".
 PATTERN_WORDS = {"itself": "the token itself", "previous token": "the token just before it",
@@ -45,3 +47,60 @@ def head_distances(weights):  # [n_heads, n, n] -> [n_heads, n_heads]
     w = np.asarray(weights)
     # One head against all at a time: the all-pairs difference at once is [12, 12, n, n], 75 MB at 256 tokens.
     return np.stack([0.5 * np.abs(w[h] - w).sum(-1).mean(-1) for h in range(len(w))])
+
+
+# A default view must teach every step (issue 29): the selected row soft enough that softmax is visibly a
+# weighting, not a pick, and √d_k visibly changing it. These are the limits the default is held to.
+SOFT_ROW_LARGEST = 0.9       # the row's largest drawn weight at most this
+SOFT_ROW_VISIBLE = 0.05      # a share a student sees in the heatmap
+SOFT_ROW_MIN_VISIBLE = 2     # at least this many of them
+SOFT_ROW_ENTROPY_CHANGE = 0.25  # bits between the row with and without √d_k
+NAMEABLE_PATTERNS = ("itself", "previous token", "next token")  # a pattern a student can say in words
+
+
+def row_softness(raw_row, d_k: int, shown, hidden):  # [n] raw scores of one row -> dict
+    """How soft one row of attention is, as a page draws it (hidden tokens folded into one column).
+
+    raw_row is the row of Q·Kᵀ over the whole sentence; the weights are softmax(raw / √d_k), the model's own.
+    Entropies are over the whole row (every token the model sees), with and without the √d_k scaling.
+    """
+    raw_row = np.asarray(raw_row, dtype=np.float64)
+    scaled_weights = core.softmax(core.scale_scores(raw_row[None], d_k))[0]
+    unscaled_weights = core.softmax(raw_row[None])[0]
+    drawn = fold_columns(scaled_weights, shown, hidden)
+    entropy = float(core.row_entropy(scaled_weights[None])[0])
+    entropy_unscaled = float(core.row_entropy(unscaled_weights[None])[0])
+    largest = float(drawn.max())
+    visible = int((drawn >= SOFT_ROW_VISIBLE).sum())
+    return {"largest weight": largest, "visible shares": visible, "entropy (bits)": entropy,
+            "entropy without scaling (bits)": entropy_unscaled,
+            "soft": bool(largest <= SOFT_ROW_LARGEST and visible >= SOFT_ROW_MIN_VISIBLE
+                         and abs(entropy - entropy_unscaled) >= SOFT_ROW_ENTROPY_CHANGE)}
+
+
+def fold_columns(row, shown, hidden):  # [n] -> [n_shown + (1 if hidden else 0)]
+    row = np.asarray(row)
+    hidden = np.asarray(hidden, dtype=int)
+    return np.concatenate([row[np.asarray(shown, dtype=int)], [row[hidden].sum()] if hidden.size else []])
+
+
+def teaching_heads(model, analysis, row: int):  # -> list of (layer, head, pattern, share, softness), best first
+    """Every layer and head of `model` on one sentence: the heads whose pattern a student can name (over the whole
+    sentence) and whose row `row` (a position in analysis.tokens) is soft, the clearest pattern first.
+
+    model is an AttentionModel (attention/model.py): head_weights(layer, head) gives that head's W_Q, W_K, W_V.
+    """
+    shown = np.flatnonzero(~analysis.is_special)
+    hidden = np.flatnonzero(analysis.is_special)
+    found = []
+    for layer in range(analysis.n_layers):
+        x = analysis.hidden_states[layer].astype(np.float64)
+        for head in range(analysis.n_heads):
+            q, k, _ = core.learned_projection(x, model.head_weights(layer, head))
+            raw = core.raw_scores(q, k)
+            weights = core.softmax(core.scale_scores(raw, q.shape[-1]))
+            (pattern, share), = describe_heads(weights[None], analysis.tokens, analysis.is_special)
+            softness = row_softness(raw[row], q.shape[-1], shown, hidden)
+            if pattern in NAMEABLE_PATTERNS and softness["soft"]:
+                found.append((layer, head, pattern, share, softness))
+    return sorted(found, key=lambda item: -item[3])

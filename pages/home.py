@@ -16,7 +16,7 @@ st.markdown(
 if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
     example_sentences()
 view = current_view()
-tokens, keys, i = view.tokens, view.key_labels, view.token
+tokens, keys, i = view.labels, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
 row = weights[i]
 order = row.argsort()[::-1]

@@ -4,6 +4,7 @@ import streamlit as st
 from attention import core
 from attention.heads import describe_heads, head_distances
 from ui import figures
+from ui.labels import unique_labels
 from ui.state import load_analysis, settings
 from ui.text import md, pct, plain_small, shorten
 
@@ -47,7 +48,7 @@ if not teaching:
 
 labels = describe_heads(weights, tokens, analysis.is_special)
 titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]
-figures.show(figures.small_multiples(list(weights), tokens, titles,
+figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
                                      f"Layer {layer}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching),
              figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
@@ -92,7 +93,7 @@ tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's
 for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
     with tab:
         by_head = name == "concat"  # only the concatenation's columns belong to one head each
-        figures.show(figures.matrix_heatmap(matrix, tokens, None, f"Layer {layer} · {name}", kind="vectors",
+        figures.show(figures.matrix_heatmap(matrix, unique_labels(tokens), None, f"Layer {layer} · {name}", kind="vectors",
                                             teaching=teaching, y_title="token",
                                             x_title="dimension, in blocks of one head" if by_head else "dimension",
                                             column_groups=model.d_head if by_head else None),

@@ -7,7 +7,7 @@ from ui.page import explained_matrix, specials_note, step_downloads, step_nav, s
 from ui.text import quote
 
 view = step_page("Step 1 · Compare every query with every key")
-s, tokens, i = view.steps, view.tokens, view.token
+s, tokens, i = view.steps, view.labels, view.token
 teaching = view.settings.teaching
 n, d_model = view.x.shape
 

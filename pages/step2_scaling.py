@@ -7,7 +7,7 @@ from ui.page import specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 2 · Scale the scores by √d_k")
-s, tokens, i = view.steps, view.tokens, view.token
+s, tokens, i = view.steps, view.labels, view.token
 teaching = view.settings.teaching
 
 bound = float(np.abs(s.raw).max()) or 1.0  # one colour range for both: the shrinking spread is visible

@@ -7,7 +7,7 @@ from ui.page import explained_matrix, specials_note, step_downloads, step_nav, s
 from ui.text import pct, quote
 
 view = step_page("Step 3 · Softmax turns scores into attention weights")
-tokens, keys, i = view.tokens, view.key_labels, view.token
+tokens, keys, i = view.labels, view.key_labels, view.token
 teaching = view.settings.teaching
 weights = view.weights  # the model's own rows in learned mode; hidden tokens folded into one column
 

@@ -7,7 +7,7 @@ from ui.page import explained_matrix, specials_note, step_downloads, step_nav, s
 from ui.text import pct, quote
 
 view = step_page("Step 4 · The output is a weighted mix of the values")
-s, tokens, i = view.steps, view.tokens, view.token
+s, tokens, i = view.steps, view.labels, view.token
 teaching = view.settings.teaching
 output = view.output  # learned mode: the model's output rows, made from all tokens' values
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
+from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
@@ -95,7 +96,7 @@ def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     assert page.dialogs == []
     assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
     title = page.locator(".js-plotly-plot .g-gtitle", has_text="raw scores").first.text_content()
-    assert "layer 0 head 2" in title  # invalid layer/head ignored, defaults used
+    assert f"layer {DEFAULT_LAYER} head {DEFAULT_HEAD}" in title  # invalid layer/head ignored, defaults used
     assert page.get_by_text("The link's layer value").count() == 1
     assert "<img" in title  # the user's text is shown, as text
 
@@ -108,7 +109,7 @@ def test_png_download_from_the_camera_button(server, page):
     with page.expect_download(timeout=60_000) as info:
         plot.locator('.modebar-btn[data-title*="Download plot"]').click(force=True)
     download = info.value
-    assert download.suggested_filename == "step3_weights_i-am-good_L0H2.png"
+    assert download.suggested_filename == f"step3_weights_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}.png"
     path = download.path()
     data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"

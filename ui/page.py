@@ -60,7 +60,7 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     base = figures.figure_filename(step_name, view.settings.sentence, view.code)
     # The buttons' functions live as long as the tab (and two minutes after it closes): they hold a copy of the
     # one matrix and the settings, never the view, whose model pass is up to 25 MB.
-    matrix, tokens, settings, model = np.array(matrix), list(view.tokens), view.settings, view.model
+    matrix, tokens, settings, model = np.array(matrix), list(view.labels), view.settings, view.model
     col_tokens = None if col_tokens is None else list(col_tokens)
     left, right = st.columns(2)
     left.download_button("⬇️ This matrix as CSV", lambda: matrix_csv(matrix, tokens, col_tokens),
@@ -216,6 +216,6 @@ def token_picker(view: View) -> None:
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
     st.session_state["token_chips"] = view.token
-    labels = list(view.tokens)  # the widget keeps its format_func for the tab's life: the labels, not the view
+    labels = list(view.labels)  # unique ("the", "the²"): st.pills matches by label. The widget keeps its format_func for the tab's life: the labels, not the view
     st.pills("Click a token to follow its row", list(range(len(labels))), key="token_chips",
              format_func=lambda j: labels[j], on_change=_pick_token)

@@ -18,14 +18,24 @@ from attention import core, explain
 from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
                              allowed_model_choice, models_dir, resolve_model_name)
 
+from .labels import unique_labels
 from .memory import ByteBudgetCache
 from .shared import stored_core_attentions
 from .text import md, plain_small
 
 DEFAULT_SENTENCE = "I am good."
-# Layer 0, head 2: every token looks at the token before it (measured with attention/heads.py
-# describe_heads: 100% "previous token" on the default and the pronoun sentence) — a pattern a student sees.
-DEFAULT_HEAD = 2
+# Layer 1, head 8: chosen by measuring all 72 heads on the default sentence with attention/heads.py
+# teaching_heads (tests/test_default_view.py checks it again). It is the clearest nameable pattern among the heads
+# whose selected row ("i") is soft: each word looks mostly at the word after it (59% on average; "i": 72% on
+# "am", 22% on [CLS] + [SEP], 5% on itself), and dividing by √d_k moves the row's entropy from 0.02 to 1.11 bits.
+# The old default, layer 0 head 2, copies the previous token: every row one-hot, so softmax and scaling showed
+# nothing (issue 29). It stays one click away as a preset (HEAD_PRESETS).
+DEFAULT_LAYER = 1
+DEFAULT_HEAD = 8
+HEAD_PRESETS = {
+    "a head that looks at the next word": (DEFAULT_LAYER, DEFAULT_HEAD),
+    "a head that looks at the previous word": (0, 2),
+}
 MODES = {
     "learned": "the model's own W_Q, W_K, W_V for one layer and head",
     "random": "seeded random matrices of width d_k",
@@ -228,7 +238,7 @@ def sidebar_ui() -> Settings:
                       help="How each token's query, key and value are made from its embedding (the list of "
                            "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
                            "by random tables, or not changed at all.")
-    d_k, seed, layer, head = 32, 0, 0, DEFAULT_HEAD
+    d_k, seed, layer, head = 32, 0, DEFAULT_LAYER, DEFAULT_HEAD
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
                                  bind="query-params",
@@ -239,12 +249,13 @@ def sidebar_ui() -> Settings:
                                           "numbers again."))
     if mode in ("learned",):
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(6)), key="layer", bind="query-params",
+        layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
                                      help="The model repeats attention 6 times, each layer reading the one "
                                           "before. Layer 0 reads the word embeddings.")
         head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
                                     help="Each layer has 12 heads: 12 separate attentions, each with its own "
                                          "W_Q, W_K, W_V, free to look for something different.")
+        head_presets(side, int(layer), int(head))
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
                                       "Real heads often park attention on them.")
@@ -252,8 +263,9 @@ def sidebar_ui() -> Settings:
     token = 0
     if tokens:
         _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
+        labels = unique_labels(tokens)  # "the", "the²": one label per token, as on the chips and axes
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                               format_func=lambda i: f"{i}: {tokens[i]}", key="token",
+                               format_func=lambda i: f"{i}: {labels[i]}", key="token",
                                help="The token whose row of scores and weights the pages explain: the token "
                                     "that is looking.")
         _link_token(token)
@@ -271,6 +283,22 @@ def sidebar_ui() -> Settings:
     return Settings(sentence=_clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
                     head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
                     model_name=model_name.strip())
+
+
+def _use_head(layer: int, head: int) -> None:
+    """on_click of a preset: set the Layer and Head widgets (a callback runs before they are made again)."""
+    st.session_state["layer"] = layer
+    st.session_state["head"] = head
+
+
+def head_presets(side, layer: int, head: int) -> None:
+    """Named heads one click away: the default's soft next-word head, and the one-hot previous-word head."""
+    side.caption("Or pick a head by what it does:")
+    for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
+        current = (layer, head) == (preset_layer, preset_head)
+        side.button(f"{'✓ ' if current else ''}{name} (layer {preset_layer}, head {preset_head})",
+                    key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
+                    disabled=current, use_container_width=True)
 
 
 def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
@@ -352,7 +380,7 @@ def _leave_legacy_pages_mode() -> None:
 
 def settings() -> Settings:
     _leave_legacy_pages_mode()
-    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, 0, DEFAULT_HEAD, False, 0,
+    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, DEFAULT_LAYER, DEFAULT_HEAD, False, 0,
                                                          False, "")
 
 
@@ -378,8 +406,13 @@ class View:
         return min(self.settings.token, len(self.tokens) - 1)
 
     @property
+    def labels(self) -> list[str]:
+        """The shown tokens as a student tells them apart: a repeated word numbered ("the", "the²")."""
+        return self.base_labels if self.is_toy else [self.base_labels[j] for j in self.shown]
+
+    @property
     def token_label(self) -> str:
-        return self.tokens[self.token]
+        return self.labels[self.token]
 
     @property
     def code(self) -> str:
@@ -405,7 +438,7 @@ class View:
     @property
     def key_labels(self) -> list[str]:
         """Columns of the weights: the shown tokens, and in learned mode one column for the hidden ones."""
-        return self.tokens + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
+        return self.labels + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
@@ -423,7 +456,9 @@ class View:
 
     @property
     def base_labels(self) -> list[str]:
-        return self.tokens if self.is_toy else list(self.analysis.tokens)
+        """Labels of `base`'s rows, a repeated word numbered: the whole sentence's in learned mode, so a word keeps
+        the same label with [CLS]/[SEP] shown or hidden."""
+        return unique_labels(self.tokens if self.is_toy else self.analysis.tokens)
 
     @property
     def weights(self) -> np.ndarray:

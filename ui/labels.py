@@ -1,0 +1,23 @@
+"""Token labels a student can tell apart: a repeated word gets a small number, "the", "the²", "the³"."""
+
+from __future__ import annotations
+
+_SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def unique_labels(tokens) -> list[str]:
+    """Each token as itself the first time it occurs, then with its occurrence number raised: the chips, the
+    selectbox and the axes then name one token each (a widget matches its options by their labels)."""
+    counts: dict[str, int] = {}
+    labels = []
+    for token in tokens:
+        token = str(token)
+        counts[token] = counts.get(token, 0) + 1
+        labels.append(token if counts[token] == 1 else token + str(counts[token]).translate(_SUPERSCRIPTS))
+    taken = set()
+    for k, label in enumerate(labels):  # a typed "the²" next to a second "the": keep every label distinct
+        while label in taken:
+            label += "′"
+        taken.add(label)
+        labels[k] = label
+    return labels
