@@ -23,6 +23,32 @@ def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s +
     return np.concatenate(columns, axis=-1)
 
 
+def largest_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
+    """The shown columns as they are, plus one column with the LARGEST of the hidden ones: for scores, which do
+    not add up, the one a row would give most weight to (its softmax then gives the hidden tokens at least that
+    key's share)."""
+    matrix = np.asarray(matrix)
+    shown, hidden = np.asarray(shown, dtype=int), np.asarray(hidden, dtype=int)
+    columns = [matrix[..., shown]]
+    if hidden.size:
+        columns.append(matrix[..., hidden].max(axis=-1, keepdims=True))
+    return np.concatenate(columns, axis=-1)
+
+
+def scaling_contrast_row(raw, d_k: int, rows, selected: int, enough: float = 0.25):
+    # [n, n] raw scores, candidate row indices, the selected row -> (row to show, [n] entropy change in bits)
+    """The row on which dividing by √d_k shows: the selected one if its entropy (bits) changes by `enough`, else
+    the candidate row whose entropy changes most, if that one changes by `enough` (a one-hot row looks the same
+    with and without scaling); when no row does, the selected one."""
+    raw = np.asarray(raw, dtype=np.float64)
+    change = np.abs(core.row_entropy(core.softmax(core.scale_scores(raw, d_k))) - core.row_entropy(core.softmax(raw)))
+    rows = np.asarray(rows, dtype=int)
+    if change[selected] >= enough or not rows.size:
+        return selected, change
+    best = int(rows[np.argmax(change[rows])])
+    return (best if change[best] >= enough else selected), change
+
+
 def token_output_by_head(x, layer_weights, n_heads: int, position: int):  # [n, d_model] -> [n_heads, d_head]
     """One token's step-4 output from every head of one layer at once: the numbers of running the four steps
     head by head, without computing the other tokens' rows."""

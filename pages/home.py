@@ -1,7 +1,7 @@
 import streamlit as st
 
 from attention.heads import PATTERN_WORDS, describe_heads
-from ui import figures, whys
+from ui import figures, readouts, whys
 from ui.page import example_sentences, specials_note, step_nav
 from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
@@ -18,18 +18,16 @@ if not settings().teaching:  # slides: no buttons. Before the view: an empty sen
 view = current_view()
 tokens, keys, i = view.labels, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
-row = weights[i]
-order = row.argsort()[::-1]
-# The largest shares only: a list of "0.0% on …" teaches nothing.
-top = [j for j in order[:4] if row[j] >= 0.01] or [order[0]]
-focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in top)
+focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
 st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
             f"{focus}." + ("" if view.settings.teaching else " Pick another token in the sidebar."))
 if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
     (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
     if pattern in PATTERN_WORDS:
         st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
-                    f"token's attention to {PATTERN_WORDS[pattern]} — follow the dark cells row by row.")
+                    f"token's attention to {PATTERN_WORDS[pattern]}"
+                    + (f" (over all {view.analysis.n_tokens} tokens the model sees, [CLS] and [SEP] included)"
+                       if view.hidden.size else "") + " — follow the dark cells row by row.")
 left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
 with left:
     figures.show(

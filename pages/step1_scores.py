@@ -2,9 +2,10 @@ import numpy as np
 import streamlit as st
 
 from attention import explain
-from ui import figures, tables, whys
+from ui import figures, readouts, tables, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import quote
+
 
 view = step_page("Step 1 · Compare every query with every key")
 s, tokens, i = view.steps, view.labels, view.token
@@ -43,14 +44,14 @@ for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
                      key=f"fig-{name}")
 
 st.subheader(f"One query meets every key: {quote(view.token_label)}")
-products, scores = explain.query_meets_keys(s.q[i], s.k)
-best = int(np.argmax(scores))
+# Every key the model compares with, [CLS] and [SEP] included in learned mode (step 3 counts them too).
+me, key_labels = view.base_index, view.base_key_labels
+products, scores = explain.query_meets_keys(view.base.q[me], view.base.k)
 st.markdown(
     f"The query of {quote(view.token_label)} is multiplied with each key **number by number** (left, one row "
     f"per key: red = both numbers have the same sign, blue = opposite signs). Adding up a row gives one "
-    f"score (right). The biggest sum is with {'its own key' if best == i else quote(tokens[best])}: "
-    f"**{scores[best]:.2f}**.")
-figures.show(figures.query_meets_keys(products, scores, tokens, view.token_label,
+    f"score (right). The biggest sum is with {readouts.best_score(scores, key_labels, me, view.hidden)}.")
+figures.show(figures.query_meets_keys(products, scores, key_labels, view.token_label,
                                       figures.figure_title(f"q({view.token_label}) × each key",
                                                            view.settings.sentence, view.short_label),
                                       teaching=teaching),
@@ -63,29 +64,30 @@ explained_matrix(
     "vectors point the same way. Row = the token that is looking (its query), column = the token looked at "
     "(its key). Red = high score, blue = negative.",
     (r"\text{scores} = Q\,K^{\top}", r"\text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}"),
-    figures.matrix_heatmap(s.raw, tokens, tokens,
+    figures.matrix_heatmap(view.drawn_scores(), tokens, view.score_keys,
                            figures.figure_title("Step 1 · raw scores Q·Kᵀ", view.settings.sentence, view.label),
                            kind="signed", highlight_row=i, teaching=teaching),
     "step1_scores",
 )
 
 specials_note(view, folded=False)
-row = s.raw[i]
+row = view.base.raw[me]
+lowest = int(np.argmin(row))
 st.markdown(
     f"The row of {quote(view.token_label)} is the one just built: its best match is "
-    f"{'its own key' if best == i else quote(tokens[best])} ({row[best]:.2f}), its lowest score {row.min():.2f}. "
-    "These raw numbers can be any size — the next "
-    "steps turn them into weights."
+    f"{readouts.best_score(row, key_labels, me)}, its lowest score **{row[lowest]:.2f}** "
+    f"({readouts.plain_key(key_labels, lowest, me)}). These raw numbers can be any size — the next steps turn them "
+    "into weights."
 )
 if not teaching:
     with st.expander(f"The scores of {quote(view.token_label)} as a table, and the values V"):
-        tables.dataframe({"key token": tokens, "q·k score": np.round(row, 4)}, hide_index=True)
+        tables.dataframe({"key token": key_labels, "q·k score": np.round(row, 4)}, hide_index=True)
         figures.show(figures.matrix_heatmap(s.v, tokens, None,
                                             figures.figure_title("V (values, used in step 4)",
                                                                  view.settings.sentence, view.short_label),
                                             kind="vectors", highlight_row=i, teaching=teaching,
                                             x_title="number (dimension)", y_title="token"),
                      figures.figure_filename("step1_V", view.settings.sentence, view.code), teaching, key="fig-V")
-step_downloads(view, "step1_scores", s.raw, tokens)
+step_downloads(view, "step1_scores", view.drawn_scores(), view.score_keys)
 whys.show_step1(view)
 step_nav("pages/step1_scores.py")

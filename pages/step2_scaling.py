@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import core, explain
-from ui import figures, whys
+from ui import figures, readouts, whys
 from ui.page import specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
@@ -10,22 +10,26 @@ view = step_page("Step 2 · Scale the scores by √d_k")
 s, tokens, i = view.steps, view.labels, view.token
 teaching = view.settings.teaching
 
-bound = float(np.abs(s.raw).max()) or 1.0  # one colour range for both: the shrinking spread is visible
+raw_drawn, scaled_drawn = view.drawn_scores(), view.drawn_scores(scaled=True)  # hidden tokens: their largest
+bound = float(np.abs(raw_drawn).max()) or 1.0  # one colour range for both: the shrinking spread is visible
 st.markdown(
     f"Every score from step 1 is divided by **√d_k = √{s.d_k} = {np.sqrt(s.d_k):.2f}**. Nothing else "
     "changes: the order of the scores in a row stays the same, only their spread shrinks. Both pictures "
     f"use the same colours (±{bound:.1f}), so the scaled scores look paler.")
 st.latex(r"\text{scaled}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}}")
 columns = st.columns(2)
-for column, name, matrix, title in ((columns[0], "step2_before", s.raw, "Step 1 · raw scores Q·Kᵀ"),
-                                    (columns[1], "step2_scaled", s.scaled, "Step 2 · scaled Q·Kᵀ/√d_k")):
+for column, name, matrix, title in ((columns[0], "step2_before", raw_drawn, "Step 1 · raw scores Q·Kᵀ"),
+                                    (columns[1], "step2_scaled", scaled_drawn, "Step 2 · scaled Q·Kᵀ/√d_k")):
     with column:
-        figures.show(figures.matrix_heatmap(matrix, tokens, tokens,
+        figures.show(figures.matrix_heatmap(matrix, tokens, view.score_keys,
                                             figures.figure_title(title, view.settings.sentence, view.short_label),
                                             kind="signed", highlight_row=i, teaching=teaching, bound=bound),
                      figures.figure_filename(name, view.settings.sentence, view.code), teaching, key=f"fig-{name}")
-st.markdown(f"The row of {quote(view.token_label)}: its scores range from {s.raw[i].min():.2f} to "
-            f"{s.raw[i].max():.2f} before, from {s.scaled[i].min():.2f} to {s.scaled[i].max():.2f} after.")
+me = view.base_index
+raw_row, scaled_row = view.base.raw[me], view.base.scaled[me]  # every key, [CLS] and [SEP] included (learned)
+st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_row.min():.2f} to "
+            f"{raw_row.max():.2f} before, from {scaled_row.min():.2f} to {scaled_row.max():.2f} after"
+            + (", over every key the model compares with, [CLS] and [SEP] included." if view.hidden.size else "."))
 
 st.header("Why divide by √d_k?")
 st.markdown(
@@ -46,29 +50,42 @@ with left:
     st.markdown(f"At d_k = {dims[-1]} the raw spread is **{raw_spread[-1]:.1f}** "
                 f"(√{dims[-1]} ≈ {np.sqrt(dims[-1]):.1f}); scaled, it is **{scaled_spread[-1]:.2f}**.")
 
-# The model's rows (learned mode: the whole sentence, hidden tokens folded into one column).
-unscaled = view.fold(core.softmax(view.base.raw[view.base_index])) if not view.is_toy else core.softmax(s.raw[i])
-scaled = view.weights[i]
-whole_unscaled, whole_scaled = core.softmax(view.base.raw[view.base_index]), view.base.weights[view.base_index]
+# The model's rows (learned mode: the whole sentence, hidden tokens folded into one column). A row that is
+# all-or-nothing with and without scaling shows nothing: then the row where scaling changes most is drawn.
+shown_rows = np.arange(len(tokens)) if view.is_toy else view.shown
+picked, entropy_change = explain.scaling_contrast_row(view.base.raw, s.d_k, shown_rows, me)
+picked_label = view.base_labels[picked]
+whole_unscaled, whole_scaled = core.softmax(view.base.raw[picked][None])[0], view.base.weights[picked]
+fold = (lambda row: row) if view.is_toy else view.fold
+unscaled, scaled = fold(whole_unscaled), fold(whole_scaled)
 keys = view.key_labels
 with right:
     figures.show(figures.compare_bars({"softmax without scaling": unscaled, "softmax with scaling": scaled},
-                                      keys, f"Row of “{view.token_label}”: softmax with and without √d_k",
+                                      keys, f"Row of “{picked_label}”: softmax with and without √d_k",
                                       teaching=teaching),
                  figures.figure_filename("step2_saturation", view.settings.sentence, view.code), teaching)
     top_unscaled, top_scaled = int(unscaled.argmax()), int(scaled.argmax())
+    before, after = core.row_entropy(whole_unscaled[None])[0], core.row_entropy(whole_scaled[None])[0]
+    picked_note = (readouts.no_contrast_note(entropy_change, shown_rows) if entropy_change[picked] < 0.25 else
+                   "") if picked == me else (
+        f"The row of {quote(view.token_label)} changes little with scaling (its entropy by only "
+        f"{entropy_change[me]:.2f} bits), so the bars show the row where scaling changes most, that of "
+        f"{quote(picked_label)} ({entropy_change[picked]:.2f} bits). ")
+    spread = (f"goes from {before:.2f} to {after:.2f} bits" if abs(after - before) >= 0.005 else
+              f"stays at {after:.2f} bits: on this sentence scaling does not change how spread out the row is")
     st.markdown(
-        f"On your sentence: the raw scores of {quote(view.token_label)} spread over "
-        f"{s.raw[i].std():.2f} (standard deviation), the scaled ones over {s.scaled[i].std():.2f}. Without "
+        picked_note +
+        f"On your sentence: the raw scores of {quote(picked_label)} spread over "
+        f"{view.base.raw[picked].std():.2f} (standard deviation), the scaled ones over "
+        f"{view.base.scaled[picked].std():.2f}. Without "
         f"scaling, softmax puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with "
         f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}. "
         f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes everything, "
-        f"more bits = more evenly spread) goes from "
-        f"{core.row_entropy(whole_unscaled[None])[0]:.2f} to {core.row_entropy(whole_scaled[None])[0]:.2f} bits"
+        f"more bits = more evenly spread) {spread}"
         + (" (over all the tokens the model sees, [CLS] and [SEP] included)." if not view.is_toy else ".")
     )
 specials_note(view, folded=not view.is_toy)
-step_downloads(view, "step2_scaled", s.scaled, tokens)
+step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
 whys.show_step2(view)
 st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
 step_nav("pages/step2_scaling.py")

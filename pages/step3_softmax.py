@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import explain
-from ui import figures, tables, whys
+from ui import figures, readouts, tables, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
@@ -27,22 +27,15 @@ explained_matrix(
 )
 specials_note(view)
 
-row = weights[i]
-order = np.argsort(row)[::-1]
-named = [j for j in order[:8] if row[j] >= 0.01] or list(order[:1])  # "0.0% on …" would teach nothing
-rest = [j for j in order if j not in named]
-parts = [f"**{pct(row[j])}** on {'itself' if j == i else quote(keys[j])}" for j in named]
 st.subheader(f"Reading the row of {quote(view.token_label)}")
-st.markdown(f"{quote(view.token_label)} focuses " + ", ".join(parts) +
-            (f", and {pct(row[rest].sum())} on the other {len(rest)} {'key' if len(rest) == 1 else 'keys'}"
-             if rest else "") + ".")
+st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
 
 st.subheader("The softmax of this row, step by step")
 arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
 base_labels = view.base_labels
 n_all = len(base_labels)
 hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
-table_labels = [f"{t} (hidden)" if j in hidden_rows else t for j, t in enumerate(base_labels)]
+table_labels = view.base_key_labels
 left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
 with left:
     figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,

@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import explain
-from ui import figures, whys
+from ui import figures, readouts, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
@@ -34,13 +34,11 @@ if not view.is_toy:
 row = view.weights[i]
 stacked = np.vstack([contributions, output[i][None]])
 labels = [f"{w * 100:.0f}% × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
-order = np.argsort(row)[::-1]
-own, others = explain.self_share(row, i)
+words, own = whys.other_words_share(view)
+markers = max(0.0, 1.0 - words - own)
 st.markdown(
     "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
-    f"the output of {quote(view.token_label)}. The biggest shares: "
-    + ", ".join(f"{pct(row[j])} from {'itself' if j == i else quote(keys[j])}"
-                for j in ([j for j in order[:5] if row[j] >= 0.01] or order[:1])) + "."
+    f"the output of {quote(view.token_label)}. The shares: {readouts.shares(row, keys, i, verb='from')}."
 )
 figures.show(figures.matrix_heatmap(stacked, labels, None,
                                     figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",
@@ -61,9 +59,13 @@ if closest == me:
 else:
     likeness = (f"It now points most like the value of {quote(v_labels[closest])} (cosine similarity "
                 f"{cosine[closest]:.2f}, where 1 = the same direction), more than like its own ({cosine[me]:.2f}).")
+from_markers = (f", and {pct(markers)} from [CLS] and [SEP], which carry no word of yours" if markers >= 0.005
+                else "")
 st.markdown(
     f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
-    f"**{pct(others)} comes from the other tokens**. {likeness}"
+    + (f"**{pct(words)} comes from the other tokens of your sentence**{from_markers}. " if words >= 0.005 else
+       f"**nothing comes from the other tokens of your sentence**{from_markers}. ")
+    + likeness
 )
 st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
             "to the next layer, which repeats the whole process.")

@@ -1,8 +1,9 @@
 import numpy as np
 import streamlit as st
 
+from attention import explain as explain_rows
 from attention.whatif import effect, naive_softmax, variants
-from ui import figures, tables, whys
+from ui import figures, readouts, tables, whys
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -50,6 +51,21 @@ run = runs[choice]
 st.caption("**Temperature** is one number every score is divided by before softmax: above 1 it flattens each row, "
            "below 1 it sharpens it. A **causal mask** is what a decoder such as GPT uses while it writes word by "
            "word: each token may look only at itself and the tokens before it.")
+# A row that is all-or-nothing with and without scaling shows nothing: for "no scaling", the row where it changes
+# most is outlined and read out instead (and the page says so).
+shown_rows = np.arange(len(tokens)) if view.is_toy else view.shown
+focus = i
+entropy_change = np.zeros(len(tokens))
+if choice == "no √d_k scaling":
+    focus, entropy_change = explain_rows.scaling_contrast_row(base.raw, base.d_k, shown_rows, i)
+row_note = (f"For {quote(tokens[focus])}: the largest weight is {pct(normal.weights[focus].max())} normally and "
+            f"{pct(run.weights[focus].max())} here.")
+if choice == "no √d_k scaling" and entropy_change[focus] < 0.25:
+    row_note = readouts.no_contrast_note(entropy_change, shown_rows) + row_note
+elif focus != i:
+    row_note = (f"The row of {quote(tokens[i])} changes little without scaling (its entropy by "
+                f"{entropy_change[i]:.2f} bits), so the outlined row is the one where it changes most "
+                f"({entropy_change[focus]:.2f} bits). " + row_note)
 # One colour range for both outputs, so a change in size shows as a change in colour.
 output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max())) or 1.0
 left, right = st.columns(2)
@@ -57,22 +73,28 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
     with column:
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
-                                            kind="weights", highlight_row=i, teaching=teaching,
+                                            kind="weights", highlight_row=focus, teaching=teaching,
                                             value_limit=10 if teaching else 8),  # half-width: smaller cells
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,
                                             figures.figure_title(f"Output · {name}", s.sentence, view.short_label),
-                                            kind="vectors", highlight_row=i, teaching=teaching,
+                                            kind="vectors", highlight_row=focus, teaching=teaching,
                                             x_title="dimension", y_title="token", bound=output_bound),
                      figures.figure_filename(f"whatif_out_{name}", s.sentence, view.code), teaching,
                      key=f"lab-o-{name}")
 
 e_normal, e_run = effect(normal, normal), effect(run, normal)
+entropy_before, entropy_after = e_normal['mean entropy (bits)'], e_run['mean entropy (bits)']
 explain = {
-    "no √d_k scaling": "Without dividing by √d_k the scores are larger, so softmax is more peaked: entropy "
-                       f"goes from {e_normal['mean entropy (bits)']:.2f} to {e_run['mean entropy (bits)']:.2f} "
-                       "bits.",
+    "no √d_k scaling": ("Without dividing by √d_k the scores are larger, so softmax is more peaked: the mean "
+                        f"entropy goes from {entropy_before:.2f} to {entropy_after:.2f} bits."
+                        if entropy_before - entropy_after >= 0.005 else
+                        f"Without dividing by √d_k the scores are larger, yet the mean entropy stays at "
+                        f"{entropy_after:.2f} bits: "
+                        + ("these rows are already all-or-nothing with scaling."
+                           if e_normal['mean max weight'] >= 0.99 else "on these rows the difference is too small "
+                           "to change the weights.")),
     "causal (decoder) mask": "A decoder (like GPT) may not look ahead: everything above the diagonal is set to "
                              "−∞ before softmax, so the first token can only attend to itself "
                              f"({pct(run.weights[0, 0])}).",
@@ -89,10 +111,11 @@ explain = {
                         f"gives a different pattern (output distance {e_run['output distance from normal']:.2f}).",
 }
 explain[f"temperature × {temperature:g}"] = (
-    f"Dividing scores by {temperature:g} {'flattens' if temperature > 1 else 'sharpens'} every row: entropy "
+    f"Dividing scores by {temperature:g} "
+    f"{'flattens' if temperature > 1 else 'sharpens' if temperature < 1 else 'leaves'} every row"
+    f"{' as it is' if temperature == 1 else ''}: entropy "
     f"{e_normal['mean entropy (bits)']:.2f} → {e_run['mean entropy (bits)']:.2f} bits, mean max weight "
     f"{e_normal['mean max weight']:.2f} → {e_run['mean max weight']:.2f}.")
 explain["scores × 1000"] = explain.pop("scores × 1000")
-st.markdown(explain.get(choice, "") + f" For {quote(view.token_label)}: the largest weight is "
-            f"{pct(normal.weights[i].max())} normally and {pct(run.weights[i].max())} here.")
+st.markdown(explain.get(choice, "") + " " + row_note)
 whys.show_whatif(view)

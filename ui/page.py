@@ -160,8 +160,9 @@ def specials_note(view: View, folded: bool = True) -> None:
             "sentence. A head that has nothing useful to look at for a word often parks its attention on them, "
             "as a way to “look nowhere”.")
     if view.hidden.size and not folded:
-        text += (" They are left out of these pictures, not out of the computation: step 3 shows the share of "
-                 "attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see their scores.")
+        text += (f" They are hidden from the matrices, not from the computation: the last column, “max "
+                 f"{view.hidden_label}”, shows the larger of their scores in each row, and step 3 shows the share "
+                 "of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
     elif view.hidden.size:
         text += (f" They are hidden from the picture but not from the numbers: the column "
                  f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "

@@ -445,6 +445,26 @@ class View:
         return explain.fold_hidden(matrix, self.shown, self.hidden)
 
     @property
+    def score_keys(self) -> list[str]:
+        """Columns of a score matrix: the shown tokens, and in learned mode one for the hidden ones' largest score."""
+        return self.labels + ([f"max {self.hidden_label}"] if not self.is_toy and self.hidden.size else [])
+
+    def drawn_scores(self, scaled: bool = False) -> np.ndarray:  # -> [n_shown, len(score_keys)]
+        """The raw (or scaled) scores as steps 1 and 2 draw them: in learned mode the shown tokens' rows over the
+        whole sentence, the hidden tokens as one column with their largest score, so the score pages show what
+        step 3 will count."""
+        if self.is_toy:
+            return self.steps.scaled if scaled else self.steps.raw
+        matrix = (self.full.scaled if scaled else self.full.raw)[self.shown]
+        return explain.largest_hidden(matrix, self.shown, self.hidden)
+
+    @property
+    def base_key_labels(self) -> list[str]:
+        """base_labels with the tokens hidden from the matrices marked, for a list of every key of one row."""
+        hidden = set(self.hidden.tolist())
+        return [f"{t} (hidden)" if j in hidden else t for j, t in enumerate(self.base_labels)]
+
+    @property
     def base(self) -> core.AttentionSteps:
         """The steps whose rows and columns the page's numbers come from (the whole sentence in learned mode)."""
         return self.steps if self.is_toy else self.full

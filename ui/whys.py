@@ -17,6 +17,7 @@ from attention import core
 from . import figures
 from .glossary import term_link
 from .state import View
+from .readouts import shares
 from .text import pct, quote
 
 Whys = list[tuple[str, str]]
@@ -145,8 +146,14 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     # The model's own rows in learned mode ([CLS]/[SEP] included), the toy's rows otherwise.
     s, i, tokens = view.base, view.base_index, view.base_labels
     n, me, row = len(tokens), quote(view.token_label), s.weights[i]
-    sums, columns = s.weights.sum(axis=1), s.weights.sum(axis=0)
+    # Counts and sums of the matrix the page draws (hidden [CLS]/[SEP] folded into one column in learned mode).
+    drawn = view.weights
+    sums, columns = drawn.sum(axis=1), drawn.sum(axis=0)
+    rows_drawn, columns_drawn = drawn.shape
     whole = core.softmax(s.scaled.reshape(1, -1))[0].reshape(n, n)  # one softmax over every cell at once
+    cells = (f"all {n * n} cells" if n == rows_drawn == columns_drawn else
+             f"all {n * n} cells of the model's whole {n} × {n} matrix ([CLS] and [SEP] have rows and columns "
+             f"too; the picture draws {rows_drawn} rows and {columns_drawn} columns)")
     # Nudge the key whose weight moves most (w(1 - w) is largest): on a row that is nearly all-or-nothing
     # every key moves little, and the sentence says so.
     top = int(np.argmax(row * (1 - row)))
@@ -156,14 +163,14 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
         ("Why must every row add up to 1?",
          "Each weight is a share of one token's attention, so the output of step 4 is a weighted *average* of "
          "the values. An average stays the same size for 4 tokens or 400. "
-         + (f"Your {n} rows each add up to {sums.mean():.4f} (computed)." if np.ptp(sums) < 5e-5 else
-            f"Your {n} rows add up to between {sums.min():.4f} and {sums.max():.4f}.")),
+         + (f"The {rows_drawn} rows drawn each add up to {sums.mean():.4f} (computed)." if np.ptp(sums) < 5e-5
+            else f"The {rows_drawn} rows drawn add up to between {sums.min():.4f} and {sums.max():.4f}.")),
         ("Why row by row, and not over the whole matrix?",
          f"Each row is one token asking “where should I look?”, and each asker needs its own answer. A single "
-         f"{term_link('softmax', 'softmax', query)} over all {n * n} cells would give the row of {me} "
+         f"{term_link('softmax', 'softmax', query)} over {cells} would give the row of {me} "
          f"{pct(whole[i].sum())} in total instead of 100%, and a token with one strong match would take attention "
-         f"from every other token. Columns are not shares: yours add up to between {columns.min():.2f} and "
-         f"{columns.max():.2f}."),
+         f"from every other token. Columns are not shares: the {columns_drawn} drawn add up to between "
+         f"{columns.min():.2f} and {columns.max():.2f}."),
         ("Why does it matter that softmax is “differentiable”?",
          f"{term_link('differentiable', 'Differentiable', query)} means that a small change of a score gives a "
          "small change of the weights, with no jumps, so training can tell which way to move. "
@@ -185,10 +192,20 @@ def _cosine(a, b) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
 
 
+def other_words_share(view: View) -> tuple[float, float]:
+    """(share from the other shown words, share from itself) of the selected row; the rest is hidden tokens."""
+    row = view.weights[view.token][:len(view.tokens)]  # the shown columns; a folded hidden column comes last
+    words = ~view.analysis.is_special[view.shown]  # [CLS]/[SEP] shown as tokens are markers, not words
+    words[view.token] = False
+    return float(row[words].sum()), float(row[view.token])
+
+
 def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     s, i, tokens = view.base, view.base_index, view.base_labels  # the model's own row in learned mode
     me, row = quote(view.token_label), s.weights[i]
-    top = int(row.argmax())
+    drawn_row, keys = view.weights[view.token], view.key_labels  # as the page draws it
+    words, own = other_words_share(view)
+    markers = 1.0 - words - own
     layer = view.settings.layer if view.settings.mode == "learned" else 0
     position = int(view.shown[view.token])
     block_in = view.analysis.hidden_states[layer][position]
@@ -200,11 +217,16 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
         ("Why are the values mixed, and not the queries or keys?",
          "Queries and keys decide *where* to look: they only ever meet in the scores. Values are *what* is passed "
          "on. Keeping them apart lets a token be found for one reason and contribute something else. "
-         f"The output of {me} is {pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares. {same}"),
+         f"The output of {me} is made of {shares(drawn_row, keys, view.token, verb='from')}. {same}"),
         ("How does this help translation or summarising?",
-         f"After this step {me} carries {pct(1 - row[i])} of its vector from the other tokens. A translator or "
-         "summariser then sees each word as it is meant *in this sentence* (“bank” by a river, “it” as the dog), "
-         "and links far-apart words in one step."),
+         f"After this step {me} carries {pct(words)} of its vector from the other words of your sentence"
+         + (f" and {pct(markers)} from [CLS] and [SEP], which carry no word of yours" if markers >= 0.005 else "")
+         + f" ({pct(own)} is its own value). "
+         + ("Mixing in other words is how a word's vector can come to mean what it means *in this sentence*. "
+            if words >= 0.005 else "This head mixes no other word into it on this sentence. ")
+         + "This page has not measured any translation or summary: that would need a model trained for the task "
+           "and its own test. What this app does measure: whether one word's output changes between two "
+           "sentences (Compare two sentences) and whether “it” looks at the noun it means (the pronoun page)."),
         ("Where does the output go next?",
          f"In the real model this head's {s.output.shape[1]} numbers are joined with the other heads' and mixed by "
          f"{term_link('W_O', 'W_O', query)}; the token's input is added back "
