@@ -369,6 +369,11 @@ def best_of_random_heads(n_heads: int, n_pairs: int, p: float = 0.25) -> int:
     return n_pairs
 
 
+# How a count compares with guessing, in words a student reads, from versus_chance.
+AGAINST_GUESSING = {"better than": "more than guessing", "worse than": "fewer than guessing",
+                    "about equal to": "about what guessing gives"}
+
+
 def contrast_summary(share, contrast_share, first_is_a: bool) -> dict:
     """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way)."""
     share, contrast_share = np.asarray(share), np.asarray(contrast_share)
@@ -377,20 +382,74 @@ def contrast_summary(share, contrast_share, first_is_a: bool) -> dict:
     both = right_first & right_second
     flipped = [f"L{layer}H{head}" for layer, head in zip(*np.nonzero(both))]
     n = share.size
+    against = versus_chance(len(flipped), n, 0.25)
     sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
                 f"on the contrast, and **{len(flipped)}** flip the right way in both"
                 + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''}. " if flipped else ". ")
                 + f"A head that guessed at random would get both right one time in four, about {n / 4:.0f} of "
-                f"{n} heads by luck: {len(flipped)} is **{versus_chance(len(flipped), n, 0.25)} chance**.")
-    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence}
+                f"{n} heads by luck: {len(flipped)} of {n} is **{AGAINST_GUESSING[against]}**.")
+    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence,
+            "against chance": against}
+
+
+def testset_standing(board: Scoreboard) -> tuple[int, float, int, str]:
+    """(best head's pairs, one guessing head's expected pairs, the luckiest of as many guessing heads' typical
+    pairs, "better than" / "the same as" / "worse than" luck): the best of N heads is compared with the best of N
+    guessers, so a head that beats one guesser only by the luck of many tries does not count."""
+    top = int(board.head_pairs.max())
+    typical = best_of_random_heads(board.head_pairs.size, board.n_pairs)
+    standing = "better than" if top > typical else "the same as" if top == typical else "worse than"
+    return top, board.n_pairs / 4, typical, standing
 
 
 def testset_conclusion(board: Scoreboard) -> str:
-    """The built-in test set's verdict on its best head, against what the best of as many random guessers gets."""
+    """The built-in test set's verdict on its best head, in pairs, against guessing heads in pairs."""
     n_heads = board.head_pairs.size
-    top = int(board.head_pairs.max())
-    typical = best_of_random_heads(n_heads, board.n_pairs)
-    word = "better than" if top > typical else "worse than" if top < typical else "equal to"
-    return (f"The best head gets **{top} of {board.n_pairs}** pairs fully right. One head guessing at random gets "
-            f"about {board.n_pairs / 4:.0f}, but with {n_heads} heads tried, the best random guesser typically gets "
-            f"{typical}. So the best head is **{word} chance** on this small set.")
+    top, one_guess, typical, standing = testset_standing(board)
+    against_one = ("the same as" if round(one_guess) == top else "more than" if top > one_guess else "fewer than")
+    if standing == "better than":
+        luck = (f"That is more than the luckiest of {n_heads} guessing heads typically gets ({typical} of "
+                f"{board.n_pairs}): **better than luck**.")
+    else:
+        luck = (f"With {n_heads} heads tried, the luckiest of {n_heads} guessing heads typically gets {typical} of "
+                f"{board.n_pairs}, so it is **no better than guessing**.")
+    return (f"The best head gets **{top} of {board.n_pairs}** pairs fully right — {against_one} one head that "
+            f"guesses ({one_guess:.0f} of {board.n_pairs} on average). " + luck)
+
+
+def page_verdict(found: Verdict, a_text: str, b_text: str, pronoun_text: str, board: Scoreboard,
+                 quote=lambda t: f"“{t}”") -> str:
+    """The pronoun page's one verdict, from the heads' preferences on the sentence and the built-in test set, each
+    against guessing in its own units (heads; pairs)."""
+    qa, qb, qp = quote(a_text), quote(b_text), quote(pronoun_text)
+    n = found.share_a.size
+    deciding = found.n_prefer_a + found.n_prefer_b
+    preference = versus_chance(found.n_prefer_a, deciding, 0.5) if deciding else "about equal to"
+    top, _, typical, standing = testset_standing(board)
+    heads = (f"{found.n_prefer_a} of {n} heads look more at {qa} and {found.n_prefer_b} more at {qb} "
+             f"(guessing would give about {deciding / 2:.0f} each"
+             + ("" if preference == "about equal to" else f": {AGAINST_GUESSING[preference]} for {qa}") + ")")
+    pairs = (f"on the {board.n_pairs} built-in pairs the best head gets {top} of {board.n_pairs} right, and the "
+             f"luckiest of {board.head_pairs.size} guessing heads typically gets {typical}")
+    if standing == "better than":
+        return (f"**Verdict: some head does better than guessing.** On the built-in pairs the best head gets {top} "
+                f"of {board.n_pairs} right, more than the luckiest of {board.head_pairs.size} guessing heads "
+                f"typically gets ({typical}); on this sentence {heads}.")
+    if preference == "better than":
+        return (f"**Verdict: on this sentence more heads look at {qa} than guessing would, but no head resolves "
+                f"pronouns better than guessing.** {heads[0].upper() + heads[1:]}; yet {pairs}.")
+    return (f"**Verdict: in this model, where {qp} looks does not tell what it means — no better than "
+            f"guessing.** On this sentence {heads}; {pairs}.")
+
+
+def rollout_reading(shares: dict[str, float], quote=lambda t: f"“{t}”", small: float = 0.05,
+                    close: float = 0.02) -> str:
+    """What rollout's last-layer shares say: a clear lead, about the same, or almost nothing from any candidate."""
+    ranked = sorted(shares.items(), key=lambda item: -item[1])
+    (top, first), second = ranked[0], ranked[1][1] if len(ranked) > 1 else 0.0
+    if first < small:
+        return (f"almost nothing from any of them (each under {percent(small)}), so rollout shows no link "
+                "to either.")
+    if first - second < close:
+        return "about the same from each, so rollout does not pick one."
+    return f"{quote(top)} leads by {100 * (first - second):.0f} percentage points."

@@ -114,6 +114,13 @@ a, b = candidates[0], candidates[1]
 rows = attentions[:, :, list(pronoun.pieces), :].mean(axis=2)   # [L, H, n] attention from the pronoun
 verdict = pr.verdict(rows, analysis.tokens, a, b, pronoun.text, quote=quote)
 short = shorten(sentence, 40)
+if shared.is_ready(shared.pronoun_key(model)):  # the built-in pairs: the verdict weighs them too
+    board = shared.builtin_pronoun_scoreboard(model)
+else:
+    with st.spinner("Scoring the built-in sentence pairs (once for everyone)…"):
+        board = shared.builtin_pronoun_scoreboard(model)
+st.markdown(pr.page_verdict(verdict, a.text, b.text, pronoun.text, board, quote=quote)
+            + " The sections below show each number.")
 
 st.header(f"How much does {quote(pronoun.text)} look at {quote(a.text)}?")
 st.markdown(
@@ -196,10 +203,9 @@ figures.show(figures.line_chart(range(model.n_layers), series, f"Weight from “
                                 "layer", "weight", teaching=teaching),
              figures.figure_filename("pronoun_layers", sentence, "rollout"), teaching)
 last_roll = {c.text: float(pr.weight_on(rolled[-1], pronoun, c)) for c in candidates}
-top = max(last_roll, key=last_roll.get)
 st.markdown(f"After the last layer, rollout estimates that the vector of {quote(pronoun.text)} holds " +
             ", ".join(f"{pct(v)} from {quote(k)}" for k, v in last_roll.items())
-            + f": {quote(top)} leads.")
+            + ": " + pr.rollout_reading(last_roll, quote=quote))
 
 st.header("The contrast test: change one word, does the head change its mind?")
 contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
@@ -237,11 +243,6 @@ with st.expander("Where the name comes from, and the pairs"):
                 "Challenge.")
     tables.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
               for pair in pr.PAIRS for case in pair])
-if shared.is_ready(shared.pronoun_key(model)):
-    board = shared.builtin_pronoun_scoreboard(model)
-else:
-    with st.spinner("Scoring the built-in sentence pairs (once for everyone)…"):
-        board = shared.builtin_pronoun_scoreboard(model)
 figures.show(figures.layer_head_grid(board.head_accuracy, "Accuracy of each head on the built-in pairs",
                                      teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="accuracy"),
              figures.figure_filename("pronoun_testset", "builtin pairs", "accuracy"), teaching)
@@ -265,6 +266,6 @@ tables.table(rows_table)
 st.markdown(
     "A fixed rule like “always the subject” never changes its answer, so it gets **no pair** fully right; a head "
     "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)
-    + f" With {n_heads_total} heads tried, one of them will look good by luck alone; in a model this small, "
-    "pronoun resolution, where it happens, is spread over many heads and layers rather than in one clean head."
+    + " (One of many heads can look good by luck alone: that is why the best head is compared with the luckiest "
+    "guessing head.)"
 )

@@ -198,11 +198,38 @@ def test_contrast_and_testset_sentences_are_computed():
     assert summary["flipped"] == ["L0H0"]
     assert summary["sentence"].startswith("**2** heads are right on the first sentence, **3** on the contrast, "
                                           "and **1** flip the right way in both: L0H0.")
-    assert "about 1 of 4 heads by luck: 1 is **about equal to chance**" in summary["sentence"]
+    assert "about 1 of 4 heads by luck: 1 of 4 is **about what guessing gives**" in summary["sentence"]
     board = pr.Scoreboard(np.array([[10, 12]]), np.array([[1, 6]]), 16, 8, 8, 8)
     assert "**6 of 8**" in pr.testset_conclusion(board)
     conclusion = pr.testset_conclusion(board)
-    assert "typically gets 3" in conclusion and "**better than chance**" in conclusion
+    assert "typically gets (3 of 8)" in conclusion and "**better than luck**" in conclusion
     board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 1), 16, 8, 8, 8)
-    assert "**worse than chance**" in pr.testset_conclusion(board)
+    assert "fewer than one head that guesses (2 of 8" in pr.testset_conclusion(board)
+    assert "**no better than guessing**" in pr.testset_conclusion(board)
+    # The case: 2 of 8, the chance row of the page's own table, is "the same as" guessing.
+    board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 2), 16, 8, 8, 8)
+    assert "**2 of 8** pairs fully right — the same as one head that guesses (2 of 8" in pr.testset_conclusion(board)
+
+
+def test_one_verdict_with_the_baseline_in_the_same_units():
+    words = [pr.Word("dog", (1,)), pr.Word("food", (3,))]
+    rows = np.zeros((6, 12, 5))
+    rows[:3, :, 1], rows[:3, :, 3] = 0.3, 0.1   # 36 heads prefer "dog"
+    rows[3:, :, 1], rows[3:, :, 3] = 0.1, 0.3   # 36 prefer "food"
+    found = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[0], words[1], "it")
+    chance = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 2), 16, 8, 8, 8)
+    text = pr.page_verdict(found, "dog", "food", "it", chance)
+    assert text.startswith("**Verdict: in this model, where “it” looks does not tell what it means")
+    assert "36 of 72 heads look more at “dog” and 36 more at “food” (guessing would give about 36 each" in text
+    assert "best head gets 2 of 8 right, and the luckiest of 72 guessing heads typically gets 5" in text
+    lucky = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 6), 16, 8, 8, 8)
+    assert pr.page_verdict(found, "dog", "food", "it", lucky).startswith(
+        "**Verdict: some head does better than guessing.**")
+    rows[3:, :, 1], rows[3:, :, 3] = 0.3, 0.1   # now every head prefers "dog"
+    found = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[0], words[1], "it")
+    assert "more heads look at “dog” than guessing would, but no head" in pr.page_verdict(found, "dog", "food",
+                                                                                          "it", chance)
+    assert pr.rollout_reading({"dog": 0.03, "food": 0.02}).startswith("almost nothing from any of them")
+    assert pr.rollout_reading({"dog": 0.30, "food": 0.29}).startswith("about the same")
+    assert pr.rollout_reading({"dog": 0.30, "food": 0.10}) == "“dog” leads by 20 percentage points."
 
