@@ -109,6 +109,8 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
     no_softmax = steps.scaled[i]
     uniform_out = steps.v.mean(axis=0)
     last = n - 1
+    # The model's tokens, [CLS]/[SEP] included in learned mode: the step pages hide them, so the count says so.
+    counted = f"{n} tokens" + (" ([CLS] and [SEP] included)" if any(t in ("[CLS]", "[SEP]") for t in tokens) else "")
 
     def listing(values, limit=6, digits=3):
         shown = ", ".join(f"{quote(tokens[j])} {values[j]:.{digits}f}" for j in range(min(n, limit)))
@@ -133,21 +135,23 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                  ("Queries, keys and values all come from the same sentence",
                   "Self-attention has no softmax", "Self-attention only looks at the previous word"), 0,
                  "In self-attention the sentence looks at itself: Q, K and V are all made from its own "
-                 f"{n} tokens, so the weights form a {n} × {n} square. Between two sequences, the queries come "
+                 f"{counted}, so the weights form a {n} × {n} square. Between two sequences, the queries come "
                  "from one (the French being written) and the keys and values from the other (the English).",
                  STEP1),
         Question("translation", g_why,
                  "How do context-aware vectors help a model translate or summarise?", None, None,
-                 "Each token's vector now carries its context, so an ambiguous word (“bank”, “it”) is "
+                 "Each token's vector now carries some of its context, so an ambiguous word (“bank”) can be "
                  "represented by what it means in *this* sentence; far-apart words are linked in one step; and "
-                 "all tokens are computed at the same time. On your sentence the average token gives "
+                 "all tokens are computed at the same time. Whether a given model does this well has to be "
+                 "measured (the Compare page measures one word in two sentences; the pronoun page whether “it” "
+                 "looks at what it means). On your sentence the average token gives "
                  f"{_pct(1 - np.diag(w).mean())} of its attention to other tokens.", STEP4),
         # --- step 1 (seed 002 q8 merged with seed 004 "non-adjacent words")
         Question("four_steps", g1, "What are the four steps of self-attention, in order?",
                  ("Scores Q·Kᵀ → divide by √d_k → softmax per row → weights·V",
                   "Softmax → scores Q·Kᵀ → divide by √d_k → weights·V",
                   "Divide by √d_k → weights·V → scores Q·Kᵀ → softmax"), 0,
-                 f"Compare, shrink, turn into shares, mix. For your {n} tokens the four results are "
+                 f"Compare, shrink, turn into shares, mix. For your {counted} the four results are "
                  f"{n}×{n}, {n}×{n}, {n}×{n} and {n}×{steps.output.shape[1]} matrices.", STEP1),
         Question("high_score", g1, f"The query of {me} gets a high score with one key. What does that say?",
                  ("The two vectors point in a similar direction: a good match",

@@ -60,7 +60,7 @@ for h, (name, _) in enumerate(labels):
 st.markdown(
     "Detected from the numbers above: a head is labelled with the target that gets at least 40% of its "
     "attention on average (otherwise “spread out”). " +
-    "; ".join(f"**{md(name)}**: heads {', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
+    "; ".join(f"**{md(name)}**: {'heads' if len(hs) > 1 else 'head'} {', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
     "Heads that park most of their attention on [SEP] or [CLS] are common in BERT-style models: it is how a "
     "head “does nothing” when its pattern does not apply."
 )
