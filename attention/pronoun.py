@@ -425,12 +425,14 @@ def page_verdict(found: Verdict, a_text: str, b_text: str, pronoun_text: str, bo
     n = found.share_a.size
     deciding = found.n_prefer_a + found.n_prefer_b
     preference = versus_chance(found.n_prefer_a, deciding, 0.5) if deciding else "about equal to"
-    top, _, typical, standing = testset_standing(board)
+    top, one_guess, typical, standing = testset_standing(board)
+    against_one = ("the same as" if round(one_guess) == top else "more than" if top > one_guess else "fewer than")
     heads = (f"{found.n_prefer_a} of {n} heads look more at {qa} and {found.n_prefer_b} more at {qb} "
              f"(guessing would give about {deciding / 2:.0f} each"
              + ("" if preference == "about equal to" else f": {AGAINST_GUESSING[preference]} for {qa}") + ")")
-    pairs = (f"on the {board.n_pairs} built-in pairs the best head gets {top} of {board.n_pairs} right, and the "
-             f"luckiest of {board.head_pairs.size} guessing heads typically gets {typical}")
+    pairs = (f"on the {board.n_pairs} built-in pairs the best head gets {top} of {board.n_pairs} right — "
+             f"{against_one} one head that guesses ({one_guess:.0f} of {board.n_pairs}) — and the luckiest of "
+             f"{board.head_pairs.size} guessing heads typically gets {typical}")
     if standing == "better than":
         return (f"**Verdict: some head does better than guessing.** On the built-in pairs the best head gets {top} "
                 f"of {board.n_pairs} right, more than the luckiest of {board.head_pairs.size} guessing heads "

@@ -84,7 +84,7 @@ with right:
         f"more bits = more evenly spread) {spread}"
         + (" (over all the tokens the model sees, [CLS] and [SEP] included)." if not view.is_toy else ".")
     )
-specials_note(view, folded=not view.is_toy)
+specials_note(view, folded=not view.is_toy, scores_too=True)
 step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
 whys.show_step2(view)
 st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")

@@ -101,9 +101,11 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
         for t in texts:
             named = {(None if k is None else keys.index(k)) for _, k, _ in named_shares([t])}
             named = {me if j is None else j for j in named}
-            rest = re.search(r"and (\d+(?:\.\d)?%|nothing) on the other (\d+) keys?", t)
+            rest = re.search(r"and (\d+(?:\.\d)?%|nothing) on the (one|other \d+) (?:other )?keys?", t)
+            assert rest or len(named) == len(keys), t  # every key is named, or the rest is counted
             if rest:
-                assert int(rest.group(2)) == len(keys) - len(named), t
+                count = 1 if rest.group(2) == "one" else int(rest.group(2).split()[1])
+                assert count == len(keys) - len(named), t
                 left = weights[me, [j for j in range(len(keys)) if j not in named]].sum()
                 assert rest.group(1) == ("nothing" if left == 0 else pct(left)), t
         if page == "pages/step3_softmax.py":
@@ -123,7 +125,8 @@ def test_step1_and_step2_show_what_step3_counts(name):
     at = run("pages/step1_scores.py", **VIEWS[name])
     me = selected(at)
     scores, rows, keys = heatmap(figures_of(at)["Step 1 · raw scores"])
-    assert keys == weight_keys[:-1] + [f"max {weight_keys[-1]}"]  # the same columns as step 3, hidden ones too
+    hidden = weight_keys[-1].replace(" + ", ", ")
+    assert keys == weight_keys[:-1] + [f"max({hidden})"]  # the same columns as step 3, hidden ones too
     assert rows == [r for r in weight_keys[:len(rows)]]
     one_query = figures_of(at)[f"q({rows[me]}) × each key"]["data"][1]
     every_key = decode(one_query["x"]).astype(float)

@@ -221,7 +221,8 @@ def test_one_verdict_with_the_baseline_in_the_same_units():
     text = pr.page_verdict(found, "dog", "food", "it", chance)
     assert text.startswith("**Verdict: in this model, where “it” looks does not tell what it means")
     assert "36 of 72 heads look more at “dog” and 36 more at “food” (guessing would give about 36 each" in text
-    assert "best head gets 2 of 8 right, and the luckiest of 72 guessing heads typically gets 5" in text
+    assert ("best head gets 2 of 8 right — the same as one head that guesses (2 of 8) — and the luckiest of 72 "
+            "guessing heads typically gets 5") in text
     lucky = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 6), 16, 8, 8, 8)
     assert pr.page_verdict(found, "dog", "food", "it", lucky).startswith(
         "**Verdict: some head does better than guessing.**")

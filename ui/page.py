@@ -149,7 +149,7 @@ def step_nav(current: str) -> None:
         right.page_link(TOUR[i + 1][0], label=f"Next: {TOUR[i + 1][1]} →")
 
 
-def specials_note(view: View, folded: bool = True) -> None:
+def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> None:
     """What [CLS] and [SEP] are, said where the weights first show them (learned mode only).
 
     folded: the page's weights carry the hidden tokens as one column; False for pages that simply leave
@@ -160,13 +160,16 @@ def specials_note(view: View, folded: bool = True) -> None:
             "sentence. A head that has nothing useful to look at for a word often parks its attention on them, "
             "as a way to “look nowhere”.")
     if view.hidden.size and not folded:
-        text += (f" They are hidden from the matrices, not from the computation: the last column, “max "
-                 f"{view.hidden_label}”, shows the larger of their scores in each row, and step 3 shows the share "
+        text += (f" They are hidden from the matrices, not from the computation: the last column, "
+                 f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the share "
                  "of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
     elif view.hidden.size:
         text += (f" They are hidden from the picture but not from the numbers: the column "
                  f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
                  "“Show [CLS] and [SEP]” in the sidebar to see them apart.")
+        if scores_too:  # step 2: score matrices (largest hidden score) and a row of weights (their sum) on one page
+            text += (f" In the score matrices the last column, “{view.score_keys[-1]}”, shows the larger of their "
+                     "scores instead: scores do not add up.")
     st.caption(text)
 
 

@@ -48,8 +48,8 @@ def shares(row, labels, me: int | None, limit: int = 5, floor: float = 0.01, ver
     text = ", ".join(parts)
     if rest:
         left = row[rest].sum()
-        text += (f", and {pct(left)} {verb} the other {len(rest)} {'key' if len(rest) == 1 else 'keys'}" if left > 0
-                 else f", and nothing {verb} the other {len(rest)} {'key' if len(rest) == 1 else 'keys'}")
+        others = "the one other key" if len(rest) == 1 else f"the other {len(rest)} keys"
+        text += f", and {pct(left) if left > 0 else 'nothing'} {verb} {others}"
     return text
 
 def no_contrast_note(change, rows) -> str:

@@ -447,7 +447,8 @@ class View:
     @property
     def score_keys(self) -> list[str]:
         """Columns of a score matrix: the shown tokens, and in learned mode one for the hidden ones' largest score."""
-        return self.labels + ([f"max {self.hidden_label}"] if not self.is_toy and self.hidden.size else [])
+        names = ", ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
+        return self.labels + ([f"max({names})"] if not self.is_toy and self.hidden.size else [])
 
     def drawn_scores(self, scaled: bool = False) -> np.ndarray:  # -> [n_shown, len(score_keys)]
         """The raw (or scaled) scores as steps 1 and 2 draw them: in learned mode the shown tokens' rows over the

@@ -88,10 +88,14 @@ def show_tokens(view: View) -> None:
 
 def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     n = len(view.tokens)
+    n_all = len(view.base_labels)
+    size = (f"the score matrix is {n} × {n}, one row and one column per token" if n_all == n else
+            f"the model's score matrix is {n_all} × {n_all}, one row and one column per token, [CLS] and [SEP] "
+            f"included (the picture above draws your {n} words' rows)")
     return [
         ("Why “self”-attention?",
          f"Here the {term_link('query, key, value', 'queries, keys and values', query)} all come from your own "
-         f"sentence, so it looks at itself: the score matrix is {n} × {n}, one row and one column per token. "
+         f"sentence, so it looks at itself: {size}. "
          f"In {term_link('cross-attention', 'attention between two sequences', query)}, as in a translation model, "
          "the queries come from the sentence being written and the keys and values from the sentence being read; "
          "its matrix has one row per written token and one column per read token."),
