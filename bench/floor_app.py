@@ -47,8 +47,14 @@ def sidebar() -> dict:
         side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params")
     if mode == "learned":
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), key="layer", bind="query-params")
-        head = columns[1].selectbox("Head", list(range(N_HEADS)), key="head", bind="query-params")
+        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), index=1, key="layer", bind="query-params")
+        head = columns[1].selectbox("Head", list(range(N_HEADS)), index=8, key="head", bind="query-params")
+        # The app's head presets (ui/state.py head_presets): a caption and two buttons.
+        side.caption("Or pick a head by what it does:")
+        for name, (preset_layer, preset_head) in (("next", (1, 8)), ("previous", (0, 2))):
+            side.button(f"a head that looks at the {name} word (layer {preset_layer}, head {preset_head})",
+                        key=f"preset-{preset_layer}-{preset_head}", use_container_width=True,
+                        disabled=(layer, head) == (preset_layer, preset_head))
     special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params")
     tokens = words(sentence) or ["."]
     if special:
