@@ -202,3 +202,38 @@ def test_the_one_hot_head_says_so_instead_of_teaching_a_change_that_is_not_there
     assert "scaling barely changes any row of your sentence" in text and "stays at 0.00 bits" in text
     text = label("\n".join(text_of(run("pages/whatif.py", **VIEWS["previous-word head"]))))
     assert "yet the mean entropy stays at 0.00 bits" in text
+
+
+def test_compare_names_only_shares_its_heatmaps_draw():
+    at = run("pages/compare.py")
+    word = at.session_state["compare_word"]
+    texts = [t for t in text_of(at) if t.startswith(f"Here “{word}” looks")]
+    specs = figures_of(at)
+    assert len(texts) == 2
+    for which, text in zip(("First", "Second"), texts):
+        weights, rows, keys = heatmap(specs[f"{which} sentence · attention weights"])
+        me = rows.index(word)
+        claims = named_shares([text])
+        assert claims
+        for printed, key, _ in claims:
+            columns = [me] if key is None else [j for j, k in enumerate(keys) if k == key]
+            assert any(printed == pct(weights[me, j]) for j in columns), (printed, key, text)
+
+
+def test_the_pronoun_verdict_is_the_numbers_under_it():
+    at = run("pages/pronoun.py")
+    text = "\n".join(text_of(at))
+    verdict = re.search(r"\*\*Verdict: [^*]+\*\* On this sentence (\d+) of (\d+) heads look more at “dog” and (\d+) "
+                        r"more at “food” .*?the best head gets (\d+) of (\d+) right — the same as one head that "
+                        r"guesses \((\d+) of (\d+)\)", text)
+    assert verdict, text
+    table = at.get("table")[-1].value  # chance, the two fixed rules, the best heads
+    chance = table[table["who"] == "chance"]["pairs fully right"].item()
+    best = table[table["who"].str.startswith("best head on pairs")]["pairs fully right"].item()
+    assert best == f"{verdict.group(4)} of {verdict.group(5)}" and chance == f"{verdict.group(6)} of {verdict.group(7)}"
+    grid = next(spec for title, spec in figures_of(at).items() if title.startswith("Share of"))
+    shares = decode(grid["data"][0]["z"]).astype(float)
+    looking = ~np.isnan(shares)
+    counted = re.search(r"Of the (\d+) heads that do look at the two words, (\d+) prefer “dog”", text)
+    assert counted and int(counted.group(1)) == looking.sum() and int(counted.group(2)) == (shares[looking] > 0.5).sum()
+    assert "worse than chance" not in text  # the contradiction: 2 of 8 is the chance row itself
