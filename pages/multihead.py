@@ -60,7 +60,8 @@ for h, (name, _) in enumerate(labels):
 st.markdown(
     "Detected from the numbers above: a head is labelled with the target that gets at least 40% of its "
     "attention on average (otherwise “spread out”). " +
-    "; ".join(f"**{md(name)}**: {'heads' if len(hs) > 1 else 'head'} {', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
+    "; ".join(f"**{md(name)}**: {'heads' if len(hs) > 1 else 'head'} {', '.join(map(str, hs))}"
+              for name, hs in counts.items()) + ". "
     "Heads that park most of their attention on [SEP] or [CLS] are common in BERT-style models: it is how a "
     "head “does nothing” when its pattern does not apply."
 )
@@ -93,7 +94,8 @@ tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's
 for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
     with tab:
         by_head = name == "concat"  # only the concatenation's columns belong to one head each
-        figures.show(figures.matrix_heatmap(matrix, unique_labels(tokens), None, f"Layer {layer} · {name}", kind="vectors",
+        figures.show(figures.matrix_heatmap(matrix, unique_labels(tokens), None, f"Layer {layer} · {name}",
+                                            kind="vectors",
                                             teaching=teaching, y_title="token",
                                             x_title="dimension, in blocks of one head" if by_head else "dimension",
                                             column_groups=model.d_head if by_head else None),

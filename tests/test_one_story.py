@@ -90,7 +90,8 @@ def check_shares_against_row(texts, row, keys, me):
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
-    for page, title in (("pages/home.py", "Attention weights"), ("pages/step3_softmax.py", "Step 3 · attention weights")):
+    for page, title in (("pages/home.py", "Attention weights"),
+                        ("pages/step3_softmax.py", "Step 3 · attention weights")):
         at = run(page, **VIEWS[name])
         weights, rows, keys = heatmap(figures_of(at)[title])
         me = selected(at)
@@ -223,9 +224,9 @@ def test_compare_names_only_shares_its_heatmaps_draw():
 def test_the_pronoun_verdict_is_the_numbers_under_it():
     at = run("pages/pronoun.py")
     text = "\n".join(text_of(at))
-    verdict = re.search(r"\*\*Verdict: [^*]+\*\* On this sentence (\d+) of (\d+) heads look more at “dog” and (\d+) "
-                        r"more at “food” .*?the best head gets (\d+) of (\d+) right — the same as one head that "
-                        r"guesses \((\d+) of (\d+)\)", text)
+    verdict = re.search(r"\*\*Verdict: [^*]+\*\* On this sentence (\d+) of (\d+) heads look more at “dog” "
+                        r"and (\d+) more at “food” .*?the best head gets (\d+) of (\d+) right — the same as one "
+                        r"head that guesses \((\d+) of (\d+)\)", text)
     assert verdict, text
     table = at.get("table")[-1].value  # chance, the two fixed rules, the best heads
     chance = table[table["who"] == "chance"]["pairs fully right"].item()

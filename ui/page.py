@@ -161,8 +161,8 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
             "as a way to “look nowhere”.")
     if view.hidden.size and not folded:
         text += (f" They are hidden from the matrices, not from the computation: the last column, "
-                 f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the share "
-                 "of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
+                 f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the "
+                 "share of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
     elif view.hidden.size:
         text += (f" They are hidden from the picture but not from the numbers: the column "
                  f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
@@ -220,6 +220,8 @@ def token_picker(view: View) -> None:
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
     st.session_state["token_chips"] = view.token
-    labels = list(view.labels)  # unique ("the", "the²"): st.pills matches by label. The widget keeps its format_func for the tab's life: the labels, not the view
+    # Unique ("the", "the²"): st.pills matches options by their label. The widget keeps its format_func for the
+    # tab's life: the labels, not the view.
+    labels = list(view.labels)
     st.pills("Click a token to follow its row", list(range(len(labels))), key="token_chips",
              format_func=lambda j: labels[j], on_change=_pick_token)

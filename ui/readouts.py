@@ -35,8 +35,8 @@ def best_score(row, labels, me: int | None, hidden=()) -> str:
 
 
 def shares(row, labels, me: int | None, limit: int = 5, floor: float = 0.01, verb: str = "on") -> str:
-    """The largest shares of one row of weights, named as the row has them: "72% on “am”, 22% on “[CLS] + [SEP]”,
-    and 6% on the other 2 keys". A uniform row and a row of one share say so."""
+    """The largest shares of one row of weights, named as the row has them: "72% on “am”, 22% on
+    “[CLS] + [SEP]”, and 6% on the other 2 keys". A uniform row says so."""
     row = np.asarray(row, dtype=np.float64)
     n = len(row)
     if n and np.ptp(row) < 1e-4:

@@ -380,8 +380,8 @@ def _leave_legacy_pages_mode() -> None:
 
 def settings() -> Settings:
     _leave_legacy_pages_mode()
-    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, DEFAULT_LAYER, DEFAULT_HEAD, False, 0,
-                                                         False, "")
+    return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, DEFAULT_LAYER,
+                                                         DEFAULT_HEAD, False, 0, False, "")
 
 
 @dataclass(frozen=True)
