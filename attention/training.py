@@ -568,19 +568,27 @@ def max_curve_difference(run_a: TrainingRun, run_b: TrainingRun) -> float:
 SOFT = 0.9  # a row whose largest weight is at most this is soft enough to show a Jacobian with colour in it
 
 
-def jacobian_examples(weights, raw, i: int):  # [n, n] the model's weights, [n, n] raw scores Q Kᵀ, a row
-    """Two rows of one head to show the softmax Jacobian on: (soft, saturated), each (row index, scaled, weights).
+def jacobian_examples(weights, raw, i: int, layer_weights=None, head: int = 0):
+    """Two rows to show the softmax Jacobian on: (soft, saturated), each (row index, head, scaled, weights).
 
-    soft: row i as the model computes it when it is soft (largest weight ≤ SOFT), else the head's softest row.
+    weights [n, n]: the model's weights of the chosen head; raw [n, n]: its scores Q Kᵀ before ÷√d_k;
+    layer_weights [heads, n, n]: every head of the layer (for a soft row when the chosen head has none).
+    soft: row i when it is soft (largest weight ≤ SOFT), else the head's softest row, else (a head with no soft
+    row, such as a previous-word head) row i in the layer's head where it is softest.
     saturated: row i when the model's own row is saturated, else row i without ÷√d_k when that is, else the
     head's most saturated row without ÷√d_k (which may still fall short of SATURATED: the page then says so)."""
     weights = np.asarray(weights, dtype=np.float64)
     unscaled = softmax(np.asarray(raw, dtype=np.float64))
     soft_index = i if weights[i].max() <= SOFT else int(weights.max(axis=1).argmin())
-    soft = (soft_index, True, weights[soft_index])
+    soft = (soft_index, head, True, weights[soft_index])
+    if weights[soft_index].max() > SOFT and layer_weights is not None:
+        other = np.asarray(layer_weights, dtype=np.float64)[:, i]  # [heads, n]: row i in every head
+        softest_head = int(other.max(axis=1).argmin())
+        if other[softest_head].max() < weights[soft_index].max():
+            soft = (i, softest_head, True, other[softest_head])
     if weights[i].max() > SATURATED:
-        saturated = (i, True, weights[i])
+        saturated = (i, head, True, weights[i])
     else:
         j = i if unscaled[i].max() > SATURATED else int(unscaled.max(axis=1).argmax())
-        saturated = (j, False, unscaled[j])
+        saturated = (j, head, False, unscaled[j])
     return soft, saturated

@@ -175,7 +175,7 @@ if st.toggle(f"Run the comparison ({len(compare_runs)} trainings; a few seconds 
         "W_Q, W_K rate": [f"{runs[0].lr:g}" for _, _, runs in kinds],
         "variance of q·k at start": [f"{np.mean([r.start_qk_variance for r in runs]):.0f}" for _, _, runs in kinds],
         "saturated rows at start": [pct(np.mean([r.start_saturated for r in runs])) for _, _, runs in kinds],
-        f"loss on {training.HELDOUT_SENTENCES} new sentences: mean (range over {len(seeds)} seeds)":
+        f"loss on {training.HELDOUT_SENTENCES} new sentences: mean (range, {len(seeds)} seeds)":
             [loss_range(runs) for _, _, runs in kinds],
         "right word's share": [pct(np.mean([r.final_on_target for r in runs])) for _, _, runs in kinds],
     }, hide_index=True)
@@ -189,7 +189,8 @@ if st.toggle(f"Run the comparison ({len(compare_runs)} trainings; a few seconds 
         "**The same training in disguise.** The dotted line is an unscaled head whose W_Q and W_K start d_k^¼ "
         "times smaller and step at the scaled rate ÷ √d_k. It lands on the scaled curve of the same seed "
         f"(the largest difference between the two losses, step by step: "
-        + ", ".join(f"{pct(differences[k])} at d_k = {k}" for k in COMPARE_D_K)
+        + ", ".join(f"{'less than 0.01%' if differences[k] < 1e-4 else pct(differences[k])} at d_k = {k}"
+                    for k in COMPARE_D_K)
         + "; the page trains in 32-bit numbers, whose rounding differs between the two, and a test holds them equal to 9 digits "
         "in 64-bit). Why: shrinking W_Q and W_K by d_k^¼ each shrinks every q·k by √d_k, exactly what ÷√d_k "
         "does, and with plain gradient descent the smaller step keeps them shrunk at every step. So ÷√d_k is a "
@@ -233,43 +234,49 @@ else:  # the Jacobian is about the model's own attention: recompute the selected
     _, steps = steps_for(view.model, view.analysis, np.arange(view.analysis.n_tokens), "learned", 32, 0,
                          view.settings.layer, view.settings.head)
 i, tokens = int(view.shown[view.token]), list(view.analysis.tokens)
-(soft_i, _, soft_row), (sat_i, sat_scaled, sat_row) = training.jacobian_examples(steps.weights, steps.raw, i)
+layer, head = view.settings.layer, view.settings.head
+(soft_i, soft_head, _, soft_row), (sat_i, _, sat_scaled, sat_row) = training.jacobian_examples(
+    steps.weights, steps.raw, i, view.analysis.attentions[layer], head)
 jacobian, jacobian_saturated = training.softmax_jacobian(soft_row), training.softmax_jacobian(sat_row)
-where = f"layer {view.settings.layer}, head {view.settings.head}"
 st.markdown(
-    f"Two rows of the model's attention from step 3 ({where}, your sentence). A row's **Jacobian** is a table: "
-    "entry (i, j) says how much weight i moves when score j is nudged up a little. The gradient reaching the "
-    "scores is this table times the gradient reaching the weights, so when every entry is near zero, almost "
+    f"Two rows of the model's attention from step 3 (layer {layer}, your sentence). A row's **Jacobian** is a "
+    "table: entry (i, j) says how much weight i moves when score j is nudged up a little. The gradient reaching "
+    "the scores is this table times the gradient reaching the weights, so when every entry is near zero, almost "
     "nothing gets through. Both tables use one colour scale, ±0.25 (the most an entry can be, for two weights "
     "of 50%), with 0 white."
 )
 st.latex(r"\frac{\partial w_i}{\partial s_j} = w_i\,(\delta_{ij} - w_j)")
 
 
-def row_words(index, scaled, row_weights, table):
+def row_words(index, row_head, scaled, row_weights, table):
     top = int(row_weights.argmax())
     whose = "your selected word " if index == i else ""
     how = "as the model computes it" if scaled else "without ÷√d_k"
-    return (f"the row of {whose}{quote(tokens[index])}, {how}: its largest weight is **{pct(row_weights[top])}** "
-            f"(on {quote(tokens[top])}) and its largest Jacobian entry **{small(np.abs(table).max())}**")
+    return (f"the row of {whose}{quote(tokens[index])} in head {row_head}, {how}: its largest weight is "
+            f"**{pct(row_weights[top])}** (on {quote(tokens[top])}) and its largest Jacobian entry "
+            f"**{small(np.abs(table).max())}**")
 
 
 is_saturated = sat_row.max() > training.SATURATED
-no_soft_row = (f" This head has no soft row in your sentence: even its softest row puts {pct(soft_row.max())} on "
-               "one word. Choose another head in the sidebar (layer 0, head 0 has soft rows) to see colour on "
-               "the left." if soft_row.max() > training.SOFT else "")
+other_head = (f" (head {head}, the one chosen in the sidebar, has no soft row in your sentence: every row puts "
+              "over 90% on one word)" if soft_head != head else "")
 st.markdown(
-    f"**Left, the softest row:** {row_words(soft_i, True, soft_row, jacobian)}.{no_soft_row} "
-    "**Right, a saturated row:** "
-    f"{row_words(sat_i, sat_scaled, sat_row, jacobian_saturated)}"
+    f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}{other_head}"
+    + (": colour, so gradient gets through." if soft_row.max() <= training.SOFT else
+       " (the softest row in this layer for your word).")
+    + " **Right, a saturated row:** "
+    f"{row_words(sat_i, head, sat_scaled, sat_row, jacobian_saturated)}"
     + (": nearly white, so almost no gradient gets through." if is_saturated
        else ". (No row of this head saturates here, even without scaling: this is the closest.)")
 )
 columns = st.columns(2) if not teaching else (st.container(), st.container())
-for column, matrix, index, scaled_row, kind in ((columns[0], jacobian, soft_i, True, "soft"),
-                                                (columns[1], jacobian_saturated, sat_i, sat_scaled, "saturated")):
-    name = figures.figure_filename(f"training_jacobian_{kind}", view.settings.sentence, f"{view.code}-t{index}")
-    title = f"Softmax Jacobian · {kind} row of “{tokens[index]}”" + ("" if scaled_row else " without ÷√d_k")
+for column, matrix, index, row_head, scaled_row, kind in (
+        (columns[0], jacobian, soft_i, soft_head, True, "soft"),
+        (columns[1], jacobian_saturated, sat_i, head, sat_scaled, "saturated")):
+    name = figures.figure_filename(f"training_jacobian_{kind}", view.settings.sentence,
+                                   f"{view.code}-t{index}-h{row_head}")
+    title = (f"Softmax Jacobian · {kind} row of “{tokens[index]}”, head {row_head}"
+             + ("" if scaled_row else " without ÷√d_k"))
     with column:
         figures.show(figures.matrix_heatmap(matrix, tokens, tokens, title, kind="signed", teaching=teaching,
                                             x_title="score nudged (j)", y_title="weight that moves (i)",

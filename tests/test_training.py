@@ -94,8 +94,9 @@ def test_softmax_jacobian_matches_finite_differences_and_vanishes_when_saturated
     assert np.abs(training.softmax_jacobian(saturated)).max() < 1e-12 * 1e3
 
 
-# Measured with these settings (16 sentences, 150 steps, d_k 16, seed 0): final loss 0.003-0.005 against a
-# baseline of 0.16-0.24 for looking evenly; 84-91% of the attention on the right word in new sentences.
+# Measured with these settings (16 sentences, 150 steps, d_k 16, seed 0, each task's own rate): final loss
+# 0.0004-0.002 against a baseline of 0.16-0.23 for looking evenly; 90-98% of the attention on the right word in
+# new sentences.
 @pytest.mark.parametrize("task", list(training.TASKS))
 def test_training_learns_each_task(toy, task):
     tables, vocab_ids = toy
@@ -171,7 +172,8 @@ def test_page_jacobian_follows_the_sentence(sentence):
             assert (spec["data"][0]["zmin"], spec["data"][0]["zmax"]) == (-0.25, 0.25)
             jacobians.append(jacobian)
         soft, saturated = jacobians
-        assert np.abs(saturated).max() < 0.01  # the default head (a previous-word head) saturates every row
+        # the default head (a previous-word head) saturates every row: the soft one comes from another head
+        assert np.abs(saturated).max() < 0.01 < 0.05 < np.abs(soft).max()
         assert "has no soft row in your sentence" in " ".join(m.value for m in at.markdown)
 
 
