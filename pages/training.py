@@ -258,13 +258,14 @@ def row_words(index, row_head, scaled, row_weights, table):
 
 
 is_saturated = sat_row.max() > training.SATURATED
-other_head = (f" (head {head}, the one chosen in the sidebar, has no soft row in your sentence: every row puts "
-              "over 90% on one word)" if soft_head != head else "")
+other_head = (f" Head {head}, the one chosen in the sidebar, has no soft row in your sentence (every row puts over "
+              f"{pct(training.SOFT)} on one word), so this row comes from head {soft_head} of the same layer."
+              if soft_head != head else "")
 st.markdown(
-    f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}{other_head}"
+    f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}"
     + (": colour, so gradient gets through." if soft_row.max() <= training.SOFT else
        " (the softest row in this layer for your word).")
-    + " **Right, a saturated row:** "
+    + other_head + " **Right, a saturated row:** "
     f"{row_words(sat_i, head, sat_scaled, sat_row, jacobian_saturated)}"
     + (": nearly white, so almost no gradient gets through." if is_saturated
        else ". (No row of this head saturates here, even without scaling: this is the closest.)")
