@@ -546,11 +546,11 @@ def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep
             tried = f"any of the {rates_tried} rates we tried" if rates_tried else "any rate we tried"
             if unscaled_best_of_sweep > 0.5 * baseline:
                 parts.append(f"Without scaling the head does not learn at {tried} (the best left a loss of "
-                             f"{_loss_words(unscaled_best_of_sweep)}; looking at every word evenly scores "
-                             f"{_loss_words(baseline)}).")
+                             f"{_loss_words(unscaled_best_of_sweep)} on the sweep's own seeds; looking at every "
+                             f"word evenly scores {_loss_words(baseline)}).")
             elif unscaled_best_of_sweep > 3 * scaled.mean:
                 parts.append(f"No rate rescues the unscaled head: the best of {tried.removeprefix('any of ')} "
-                             f"left a loss of {_loss_words(unscaled_best_of_sweep)}.")
+                             f"left a loss of {_loss_words(unscaled_best_of_sweep)} (on the sweep's own seeds).")
     else:
         parts.append("here the unscaled head ends lower, by more than the seeds' spread: scaling does **not** "
                      "help at this d_k.")

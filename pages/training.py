@@ -195,7 +195,7 @@ if st.toggle(f"Run the comparison ({len(compare_runs)} trainings; a few seconds 
         "in 64-bit). Why: shrinking W_Q and W_K by d_k^¼ each shrinks every q·k by √d_k, exactly what ÷√d_k "
         "does, and with plain gradient descent the smaller step keeps them shrunk at every step. So ÷√d_k is a "
         "change of units, not a new ability: what it buys is a start outside softmax's flat region at every d_k, "
-        "so the same kind of rate works for all."
+        "without shrinking the starting weights and the rate anew for each d_k."
     )
     st.markdown(
         "This is what step 2 said: without √d_k, long vectors give huge scores, softmax turns them into "
@@ -221,7 +221,12 @@ with st.expander("How this is computed"):
         "sentences it never saw. A row is saturated when its largest weight is above "
         f"{pct(training.SATURATED)}; the gradient a row passes back is the size (square root of the sum of "
         "squares) of the gradient reaching its scores, averaged over rows at the start. The verdict calls a "
-        "difference a win only when the seeds' ranges do not overlap."
+        "difference a win only when the seeds' ranges do not overlap (and the means differ by at least "
+        f"{training.NEGLIGIBLE_LOSS_SHARE:.0%} of the loss of looking at every word evenly). Why not Adam: it "
+        "divides each step by the gradient's own size, which removes the √d_k-larger gradient of the unscaled "
+        "head but not its √d_k-larger effect on the scores, so it too would need a rate per setting; and its "
+        "disguised run would step at the rate ÷ d_k^¼ (not ÷ √d_k), exact only with Adam's small ε enlarged by "
+        "d_k^¼ too."
     )
 
 st.header("4 · Why a saturated row passes almost no gradient")
