@@ -189,19 +189,22 @@ def test_page_jacobian_shows_a_soft_row_beside_a_saturated_one():
 
 # --- the fair comparison (issue 30) --------------------------------------------------------------------
 
-def comparison(toy, task, d_k):
-    """The page's comparison at one d_k: scaled and unscaled, each at its own rate, on every LAB_SEEDS seed."""
-    tables, vocab_ids = toy
-    return [[training.train(task, tables, vocab_ids, d_k=d_k, scaled=scaled, steps=training.COMPARE_STEPS,
-                            n_sentences=training.COMPARE_SENTENCES, seed=seed) for seed in training.LAB_SEEDS]
-            for scaled in (True, False)]
+def page_comparison(model, task):
+    """The page's own comparison runs (ui/shared.py, shared with a page test that trained them already):
+    {d_k: (scaled runs, unscaled runs)}, each at its own rate, on every LAB_SEEDS seed."""
+    from ui import shared
+
+    runs = [shared.training_run(model, **run) for run in shared.lab_runs(task)[1]]
+    plain = [r for r in runs if r.qk_shrink == 1]
+    return {k: ([r for r in plain if r.d_k == k and r.scaled], [r for r in plain if r.d_k == k and not r.scaled])
+            for k in training.COMPARE_D_K}
 
 
-# ~3 s per task on the 2-core machine: the page's own 18 comparison runs.
+# ~4 s per task on the 2-core machine (the page's 21 comparison runs), none when a page test trained them.
 @pytest.mark.parametrize("task", list(training.TASKS))
-def test_scaled_at_its_rate_is_never_worse_and_clearly_better_at_512(toy, task):
-    for d_k in training.COMPARE_D_K:
-        scaled, unscaled = comparison(toy, task, d_k)
+def test_scaled_at_its_rate_is_never_worse_and_clearly_better_at_512(model, task):
+    for d_k, (scaled, unscaled) in page_comparison(model, task).items():
+        assert len(scaled) == len(unscaled) == len(training.LAB_SEEDS) >= 3
         outcome, sentence = training.scaling_verdict(d_k, scaled, unscaled)
         assert outcome != "loss", sentence
         if d_k == 512:
