@@ -146,6 +146,13 @@ def test_page_renders_each_task(task, d_k, compare):
     assert f"d_k={d_k}" in specs[0]["layout"]["title"]["text"]
     if compare:
         assert text.count("**d_k = ") == 3
+    (how,) = [e for e in at.expander if e.label == "How this is computed"]
+    computed = " ".join(m.value for m in how.markdown)
+    for fact in ("**Optimiser**: plain gradient descent", f"W_V {training.VALUE_RATE:g} in every run",
+                 "seeds 100, 101, 102", "**Seeds**: the main run 0; the comparison 0, 1, 2",
+                 f"{training.HELDOUT_SENTENCES} sentences it never saw", f"{training.COMPARE_STEPS} steps of "
+                 f"{training.COMPARE_SENTENCES}", f"here: {training.qk_rate(task, d_k, True):g} for the main run"):
+        assert fact in computed, fact
     at.run()  # a rerun takes every training from the cache, replaying what the cached function drew
     assert not at.exception, at.exception
     assert len(figures_of(at)) == len(specs)
