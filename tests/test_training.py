@@ -291,3 +291,18 @@ def test_the_verdict_sentences_are_built_from_the_runs():
                                     synthetic_runs([0.00014, 0.00015, 0.00016], 0.05))
     assert tiny[0] == "tie" and "beyond the seeds' spread but less than 1%" in tiny[1]
     assert all("e-0" not in sentence for _, sentence in (win, tie, loss, tiny))
+
+
+def test_the_comparison_figure_draws_a_band_per_seed_range_and_one_legend_entry_per_series():
+    from ui import figures
+
+    x = np.arange(4)
+    mean, low, high = np.array([1.0, 0.5, 0.2, 0.1]), np.array([0.9, 0.4, 0.1, 0.05]), np.array([1.1, 0.6, 0.3, 0.2])
+    fig = figures.band_panels(x, {f"d_k = {k}": {"scaled": (mean, low, high), "disguised": (mean, None, None)}
+                                  for k in (8, 512)}, "loss", "step", "loss")
+    traces = fig.data
+    filled = [t for t in traces if t.fill == "tonexty"]
+    assert len(filled) == 2 and all(np.allclose(np.asarray(t.y, dtype=float), high) for t in filled)  # per panel
+    assert [t.name for t in traces if t.showlegend is not False] == ["scaled", "disguised"]
+    assert {t.line.dash for t in traces if t.name == "disguised"} == {"dot"}
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.matches == "y"
