@@ -36,7 +36,10 @@ TASKS = {
     "copy": "look at the earlier copy of my own word",
     "marker": "look at the one token that carries a marker",
 }
-LEARNING_RATE = 0.5  # measured: 1.0 diverges on some tasks, 0.2 learns slower
+# W_V's own step size in every run (measured: 1.0 diverges in all 18 task × d_k × scaling settings, 0.2 learns
+# slower). W_Q and W_K step at a rate of their own per setting (qk_rate), found by bench/sweep_training.py.
+VALUE_RATE = 0.5
+LEARNING_RATE = VALUE_RATE  # the old name of the one shared rate
 # The Training lab's runs: the main run, its snapshots, and the scaled/unscaled pairs at three d_k (fewer steps
 # and sentences than the main run: six runs, one of them at d_k = 512).
 LAB_STEPS = 300
@@ -46,6 +49,8 @@ LAB_DEFAULT_D_K = 32
 COMPARE_D_K = (8, 64, 512)
 COMPARE_STEPS = 150
 COMPARE_SENTENCES = 16
+LAB_SEEDS = (0, 1, 2)          # the comparison's seeds: every setting trains once per seed
+HELDOUT_SENTENCES = 256        # new sentences, never trained on, on which every run is judged
 SATURATED = 0.99  # a softmax row whose largest weight is above this passes almost no gradient
 
 
@@ -152,12 +157,21 @@ class HeadParams:
         return self.w_q, self.w_k, self.w_v
 
 
-def init_params(d_model: int, d_k: int, d_v: int, seed: int) -> HeadParams:
-    """Seeded Gaussian weights scaled by 1/sqrt(d_model): Q and K start with the embeddings' own spread."""
+def init_params(d_model: int, d_k: int, d_v: int, seed: int, qk_std: float | None = None) -> HeadParams:
+    """Seeded Gaussian weights. W_V's entries have spread 1/sqrt(d_model); W_Q's and W_K's have spread qk_std
+    (default the same): textbook_qk_std gives the spread that makes each component of q and k spread 1."""
     rng = np.random.default_rng(seed)
     scale = 1.0 / math.sqrt(d_model)
-    return HeadParams(rng.standard_normal((d_model, d_k)) * scale, rng.standard_normal((d_model, d_k)) * scale,
+    qk = scale if qk_std is None else qk_std
+    return HeadParams(rng.standard_normal((d_model, d_k)) * qk, rng.standard_normal((d_model, d_k)) * qk,
                       rng.standard_normal((d_model, d_v)) * scale)
+
+
+def textbook_qk_std(x) -> float:  # x [..., d_model] the tokens a head will see
+    """The spread of W_Q's and W_K's entries that gives q and k components of variance 1, the textbook's premise
+    for √d_k (then q·k has variance d_k). A component of q = x · w has variance |x|² · std² over random w; the
+    model's LayerNorm gain (~0.62) leaves |x|² at ~0.32 · d_model, so 1/sqrt(d_model) would give variance ~0.32."""
+    return 1.0 / math.sqrt(float((np.asarray(x, dtype=np.float64) ** 2).sum(axis=-1).mean()))
 
 
 @dataclass(frozen=True)
@@ -174,10 +188,16 @@ class Forward:
     scale: float         # what raw was divided by (1 when unscaled)
 
 
+# Weights below this are set to 0: a saturated float32 row is full of subnormal numbers (below 1e-38), which
+# make every later product with them ~3x slower (the unscaled d_k = 512 run took 1.0 s instead of 0.3 s).
+NEGLIGIBLE_WEIGHT = 1e-30
+
+
 def softmax(scores):  # [..., n] -> [..., n]
     weights = scores - scores.max(axis=-1, keepdims=True)
     np.exp(weights, out=weights)
     weights /= weights.sum(axis=-1, keepdims=True)
+    weights[weights < NEGLIGIBLE_WEIGHT] = 0.0
     return weights
 
 
@@ -255,9 +275,11 @@ def loss_and_grads(params: HeadParams, batch: ToyBatch, targets, scaled: bool = 
     return loss, backward(fwd, grad_mse(fwd.output, targets, batch.scored)), fwd
 
 
-def sgd_step(params: HeadParams, grads: HeadParams, lr: float) -> None:
-    """Move every weight a small step against its gradient (downhill on the loss), in place."""
-    for p, g in zip(params.as_tuple(), grads.as_tuple()):
+def sgd_step(params: HeadParams, grads: HeadParams, lr_qk: float, lr_v: float | None = None) -> None:
+    """Move every weight a small step against its gradient (downhill on the loss), in place: W_Q and W_K at
+    rate lr_qk, W_V at lr_v (default the same)."""
+    lr_v = lr_qk if lr_v is None else lr_v
+    for p, g, lr in zip(params.as_tuple(), grads.as_tuple(), (lr_qk, lr_qk, lr_v)):
         p -= lr * g
 
 
@@ -305,22 +327,27 @@ class TrainingRun:
     d_k: int
     scaled: bool
     steps: int
-    lr: float
-    losses: list = field(default_factory=list)              # one per step, before the step
+    lr: float                                                # W_Q's and W_K's step size
+    losses: list = field(default_factory=list)              # one per step, before the step (its new sentences)
     snapshots: dict = field(default_factory=dict)           # step -> weights of sentence 0 [n, n]
     start_grad_q: float = 0.0                                # |dL/dW_Q| at step 0
     start_grad_k: float = 0.0
     start_saturated: float = 0.0                             # share of saturated rows at step 0
     start_row_grad_saturated: float = float("nan")          # mean gradient size leaving a saturated row's scores
     start_row_grad_other: float = float("nan")              # the same for the other rows
-    final_loss: float = 0.0
-    final_on_target: float = 0.0                             # on 64 new sentences, after training
+    final_loss: float = 0.0                                  # the last step's (training) loss
+    final_on_target: float = 0.0                             # on HELDOUT_SENTENCES new sentences, after training
     final_accuracy: float = 0.0
     final_saturated: float = 0.0
     baseline_loss: float = 0.0                               # loss of looking evenly at every allowed token
     diverged: bool = False                                   # the loss became infinite (step size too big)
     shown_ids: np.ndarray | None = None                      # [n] the watched sentence's vocabulary indices
     params: HeadParams | None = None
+    seed: int = 0
+    lr_v: float = VALUE_RATE                                 # W_V's step size
+    qk_shrink: float = 1.0                                   # W_Q and W_K started this many times smaller
+    heldout_loss: float = float("nan")                       # loss on HELDOUT_SENTENCES new sentences, after training
+    start_qk_variance: float = float("nan")                 # measured variance of q·k (before any ÷√d_k) at step 0
 
 
 def _one_blas_thread():
@@ -332,23 +359,45 @@ def _one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
+def qk_rate(task: str, d_k: int, scaled: bool) -> float:
+    """W_Q's and W_K's step size for a setting: the sweep's best (training_rates.py, found by
+    bench/sweep_training.py); for a d_k the sweep did not try, the nearest d_k's."""
+    from .training_rates import QK_RATES
+
+    tried = sorted({k for t, k, _ in QK_RATES if t == task})
+    nearest = min(tried, key=lambda k: (abs(math.log(k / d_k)), k))
+    return QK_RATES[(task, nearest, scaled)]
+
+
+def equivalent_unscaled(task: str, d_k: int) -> dict:
+    """The unscaled run that is the scaled run in disguise: W_Q and W_K started d_k^¼ smaller (so Q Kᵀ starts
+    √d_k smaller, exactly as ÷√d_k would make it) and stepped at the scaled rate / √d_k. With plain gradient
+    descent both runs then make the same scores at every step: ÷√d_k is a change of units of W_Q and W_K."""
+    return dict(scaled=False, lr=qk_rate(task, d_k, True) / math.sqrt(d_k), qk_shrink=d_k ** 0.25)
+
+
 def train(task: str, tables: dict, vocab_ids, d_k: int = 32, scaled: bool = True, steps: int = 300,
-          lr: float = LEARNING_RATE, seed: int = 0, d_v: int = 16, n_sentences: int = 32, n_tokens: int = 8,
-          snapshot_steps=(), progress=None, dtype=np.float32) -> TrainingRun:
+          lr: float | None = None, seed: int = 0, d_v: int = 16, n_sentences: int = 32, n_tokens: int = 8,
+          snapshot_steps=(), progress=None, dtype=np.float32, lr_v: float = VALUE_RATE, qk_shrink: float = 1.0,
+          heldout_sentences: int = HELDOUT_SENTENCES) -> TrainingRun:
     """Train one head on a task with plain gradient descent; deterministic for a seed.
 
+    W_Q and W_K start with the textbook's spread (q and k components of variance 1, textbook_qk_std), divided
+    by qk_shrink, and step at rate lr (default: the setting's own rate, qk_rate); W_V steps at lr_v.
     float32 by default: half the time of float64 at d_k = 512, and the tests check the gradients in float64.
 
     Every step sees new random sentences, so the head cannot memorise answers: only the right attention
-    pattern brings the loss down. progress(step, steps) is called now and then (the page's progress bar).
+    pattern brings the loss down. After training, it is judged on heldout_sentences new sentences.
+    progress(step, steps) is called now and then (the page's progress bar).
     """
+    lr = qk_rate(task, d_k, scaled) if lr is None else lr
     with _one_blas_thread():
-        return _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentences, n_tokens,
-                      set(snapshot_steps), progress, dtype)
+        return _train(task, tables, vocab_ids, d_k, scaled, steps, lr, lr_v, qk_shrink, seed, d_v, n_sentences,
+                      n_tokens, set(snapshot_steps), progress, dtype, heldout_sentences)
 
 
-def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentences, n_tokens, snapshot_steps,
-           progress, dtype) -> TrainingRun:
+def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, lr_v, qk_shrink, seed, d_v, n_sentences, n_tokens,
+           snapshot_steps, progress, dtype, heldout_sentences) -> TrainingRun:
     inputs = toy_inputs(tables, vocab_ids, n_tokens).astype(dtype)
 
     def make(n_sentences, seed):
@@ -357,8 +406,10 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
     shown = make(1, [seed, 1])  # the sentence the page watches
     d_model = shown.x.shape[-1]
     r = readout(d_model, d_v, seed).astype(dtype)
-    params = HeadParams(*(p.astype(dtype) for p in init_params(d_model, d_k, d_v, seed).as_tuple()))
-    run = TrainingRun(task=task, d_k=d_k, scaled=scaled, steps=steps, lr=lr, shown_ids=shown.ids[0])
+    start = init_params(d_model, d_k, d_v, seed, qk_std=textbook_qk_std(inputs[0]) / qk_shrink)
+    params = HeadParams(*(p.astype(dtype) for p in start.as_tuple()))
+    run = TrainingRun(task=task, d_k=d_k, scaled=scaled, steps=steps, lr=lr, shown_ids=shown.ids[0], seed=seed,
+                      lr_v=lr_v, qk_shrink=qk_shrink)
     for step in range(steps + 1):
         batch = make(n_sentences, [seed, 2, step])
         loss, grads, fwd = loss_and_grads(params, batch, task_targets(batch, r), scaled)
@@ -371,6 +422,8 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
                 fwd, grad_mse(fwd.output, task_targets(batch, r), batch.scored), choice)
             uniform = softmax(np.zeros_like(batch.mask[0]) + batch.mask[0])
             run.baseline_loss = mse_loss(uniform @ (batch.x @ r), task_targets(batch, r), batch.scored)
+            allowed = np.broadcast_to(batch.mask > MASKED / 2, fwd.scores.shape) & choice[..., None]
+            run.start_qk_variance = float((fwd.scores * fwd.scale)[allowed].astype(np.float64).var())
         if step in snapshot_steps:
             run.snapshots[step] = forward(params, shown.x, shown.mask, scaled).weights[0]
         if not np.isfinite(loss):
@@ -378,14 +431,164 @@ def _train(task, tables, vocab_ids, d_k, scaled, steps, lr, seed, d_v, n_sentenc
             break
         if step == steps:
             break
-        sgd_step(params, grads, lr)
+        sgd_step(params, grads, lr, lr_v)
         if progress is not None and step % max(steps // 10, 1) == 0:
             progress(step, steps)
     run.final_loss = run.losses[-1]
     run.final_saturated = saturated_share(fwd.weights, has_choice(batch.mask, batch.scored))
-    fresh = make(64, [seed, 3])
-    fresh_weights = forward(params, fresh.x, fresh.mask, scaled).weights
+    fresh = make(heldout_sentences, [seed, 3])
+    with np.errstate(all="ignore"):  # a diverged head's numbers are not finite: its loss is then inf
+        fresh_fwd = forward(params, fresh.x, fresh.mask, scaled)
+        fresh_loss = mse_loss(fresh_fwd.output, task_targets(fresh, r), fresh.scored)
+    fresh_weights = fresh_fwd.weights
+    run.heldout_loss = fresh_loss if np.isfinite(fresh_loss) else float("inf")
     run.final_on_target = weight_on_target(fresh_weights, fresh)
     run.final_accuracy = accuracy(fresh_weights, fresh)
     run.params = params
     return run
+
+
+# --- the comparison: scaled against unscaled over several seeds, judged on new sentences ---------------
+
+@dataclass(frozen=True)
+class Spread:
+    """One number over the seeds: its mean and range (lowest to highest seed)."""
+
+    mean: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values) -> "Spread":
+        values = np.asarray(list(values), dtype=np.float64)
+        return cls(float(values.mean()), float(values.min()), float(values.max()))
+
+    def overlaps(self, other: "Spread") -> bool:
+        return self.low <= other.high and other.low <= self.high
+
+
+def _mean_finite(values) -> float:
+    values = [v for v in values if np.isfinite(v)]
+    return float(np.mean(values)) if values else float("nan")
+
+
+def _loss_words(x: float) -> str:
+    return "infinite (training broke down)" if not np.isfinite(x) else (
+        "less than 0.0001" if x < 1e-4 else f"{x:.4f}" if x < 0.01 else f"{x:.3f}")
+
+
+def _range_words(spread: Spread) -> str:
+    if not np.isfinite(spread.high):
+        return f"mean {_loss_words(spread.mean)}"
+    return f"**{_loss_words(spread.mean)}** (seeds {_loss_words(spread.low)} to {_loss_words(spread.high)})"
+
+
+def _share_words(x: float) -> str:
+    return f"{x:.0%}" if x >= 0.01 or x == 0 else f"{x:.1%}"
+
+
+def small_words(x: float) -> str:
+    """A small positive number a student can read, never in scientific notation: 0.00042, 0.031."""
+    if not np.isfinite(x):
+        return "infinite"
+    if x < 1e-7:
+        return "less than 0.0000001"
+    return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}" if x < 1 else f"{x:.2f}"
+
+
+# A difference in loss smaller than this share of the loss of looking evenly (the task's scale) does not
+# matter, even beyond the seeds' spread: both heads then learned the task (e.g. 0.0002 against 0.00015).
+NEGLIGIBLE_LOSS_SHARE = 0.01
+
+
+def compare_outcome(scaled: Spread, unscaled: Spread, baseline: float = float("nan")) -> str:
+    """'tie' when the seeds' ranges of the held-out loss overlap ('tie' too when the means differ by less than
+    NEGLIGIBLE_LOSS_SHARE of the baseline loss), else 'win' (scaled lower) or 'loss'."""
+    if scaled.overlaps(unscaled) or abs(scaled.mean - unscaled.mean) < NEGLIGIBLE_LOSS_SHARE * baseline:
+        return "tie"
+    return "win" if scaled.high < unscaled.low else "loss"
+
+
+def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep: float | None = None,
+                    rates_tried: int | None = None) -> tuple[str, str]:
+    """(outcome, sentence) for one d_k, from the runs of every seed: the mechanism first (how many rows start
+    saturated, how much gradient a saturated row passes), then what happened on new sentences, and a verdict
+    only where the seeds' ranges do not overlap. unscaled_best_of_sweep: the unscaled setting's best mean loss
+    over all rates_tried rates of the sweep (training_rates.SWEEP_LOSSES), for "at any rate we tried"."""
+    scaled, unscaled = (Spread.of(r.heldout_loss for r in runs) for runs in (scaled_runs, unscaled_runs))
+    baseline = _mean_finite(r.baseline_loss for r in [*scaled_runs, *unscaled_runs])
+    outcome = compare_outcome(scaled, unscaled, baseline)
+    saturated = _mean_finite(r.start_saturated for r in unscaled_runs)
+    saturated_scaled = _mean_finite(r.start_saturated for r in scaled_runs)
+    through_saturated = _mean_finite(r.start_row_grad_saturated for r in unscaled_runs)
+    through_other = _mean_finite(r.start_row_grad_other for r in unscaled_runs)
+    seeds = len(scaled_runs)
+    parts = [f"**d_k = {d_k}:** without ÷√d_k, {_share_words(saturated)} of the rows start saturated "
+             f"(with it: {_share_words(saturated_scaled)})"]
+    if np.isfinite(through_saturated) and np.isfinite(through_other) and through_other > 0:
+        parts[0] += (f"; a saturated row passes back a gradient of {small_words(through_saturated)}, "
+                     f"{_share_words(through_saturated / through_other)} of what the other rows pass "
+                     f"({small_words(through_other)})")
+    parts[0] += "."
+    parts.append(f"On {HELDOUT_SENTENCES} new sentences, each at its own rate, the scaled head's loss is "
+                 f"{_range_words(scaled)}, the unscaled head's {_range_words(unscaled)}, over {seeds} seeds:")
+    few = " few rows saturate, so" if saturated < 0.2 else ""
+    if outcome == "tie" and scaled.overlaps(unscaled):
+        parts.append(f"the ranges overlap, the difference is within the seeds' spread:{few} scaling changes "
+                     "little here.")
+    elif outcome == "tie":
+        parts.append(f"both heads learn the task; the difference ({small_words(abs(scaled.mean - unscaled.mean))})"
+                     f" is beyond the seeds' spread but less than {NEGLIGIBLE_LOSS_SHARE:.0%} of the loss of "
+                     f"looking at every word evenly ({_loss_words(baseline)}):{few} scaling changes little here.")
+    elif outcome == "win":
+        parts.append("scaling **helps**, by more than the seeds' spread.")
+        if unscaled_best_of_sweep is not None and np.isfinite(baseline):
+            tried = f"any of the {rates_tried} rates we tried" if rates_tried else "any rate we tried"
+            if unscaled_best_of_sweep > 0.5 * baseline:
+                parts.append(f"Without scaling the head does not learn at {tried} (the best left a loss of "
+                             f"{_loss_words(unscaled_best_of_sweep)} on the sweep's own seeds; looking at every "
+                             f"word evenly scores {_loss_words(baseline)}).")
+            elif unscaled_best_of_sweep > 3 * scaled.mean:
+                parts.append(f"No rate rescues the unscaled head: the best of {tried.removeprefix('any of ')} "
+                             f"left a loss of {_loss_words(unscaled_best_of_sweep)} (on the sweep's own seeds).")
+    else:
+        parts.append("here the unscaled head ends lower, by more than the seeds' spread: scaling does **not** "
+                     "help at this d_k.")
+    return outcome, " ".join(parts)
+
+
+def max_curve_difference(run_a: TrainingRun, run_b: TrainingRun) -> float:
+    """The largest difference between two runs' losses, step by step, relative to the first run's loss."""
+    a, b = np.asarray(run_a.losses, dtype=np.float64), np.asarray(run_b.losses, dtype=np.float64)
+    if len(a) != len(b):
+        return float("inf")
+    return float((np.abs(a - b) / np.maximum(np.abs(a), 1e-30)).max())
+
+
+SOFT = 0.9  # a row whose largest weight is at most this is soft enough to show a Jacobian with colour in it
+
+
+def jacobian_examples(weights, raw, i: int, layer_weights=None, head: int = 0):
+    """Two rows to show the softmax Jacobian on: (soft, saturated), each (row index, head, scaled, weights).
+
+    weights [n, n]: the model's weights of the chosen head; raw [n, n]: its scores Q Kᵀ before ÷√d_k;
+    layer_weights [heads, n, n]: every head of the layer (for a soft row when the chosen head has none).
+    soft: row i when it is soft (largest weight ≤ SOFT), else the head's softest row, else (a head with no soft
+    row, such as a previous-word head) row i in the layer's head where it is softest.
+    saturated: row i when the model's own row is saturated, else row i without ÷√d_k when that is, else the
+    head's most saturated row without ÷√d_k (which may still fall short of SATURATED: the page then says so)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    unscaled = softmax(np.asarray(raw, dtype=np.float64))
+    soft_index = i if weights[i].max() <= SOFT else int(weights.max(axis=1).argmin())
+    soft = (soft_index, head, True, weights[soft_index])
+    if weights[soft_index].max() > SOFT and layer_weights is not None:
+        other = np.asarray(layer_weights, dtype=np.float64)[:, i]  # [heads, n]: row i in every head
+        softest_head = int(other.max(axis=1).argmin())
+        if other[softest_head].max() < weights[soft_index].max():
+            soft = (i, softest_head, True, other[softest_head])
+    if weights[i].max() > SATURATED:
+        saturated = (i, head, True, weights[i])
+    else:
+        j = i if unscaled[i].max() > SATURATED else int(unscaled.max(axis=1).argmax())
+        saturated = (j, head, False, unscaled[j])
+    return soft, saturated

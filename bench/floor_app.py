@@ -304,13 +304,15 @@ def training_lab():
     words8 = [f"w{i}" for i in range(8)]
     show(figures.small_multiples([weights(8) for _ in range(5)], words8, [f"step {i}" for i in range(5)],
                                  "attention while training", teaching=teaching), "training_snapshots")
-    show(figures.line_chart(np.arange(151), {f"d_k {d} {how}": rng.random(151) for d in (8, 64, 512)
-                                             for how in ("scaled", "unscaled")}, "scaled", "step", "loss",
-                            teaching=teaching), "training_compare")  # the app's six 150-step runs
+    curves = {name: (rng.random(151), rng.random(151), rng.random(151)) for name in ("scaled", "unscaled")}
+    show(figures.band_panels(np.arange(151), {f"d_k = {d}": {**curves, "disguised": (rng.random(151), None, None)}
+                                              for d in (8, 64, 512)}, "scaled", "step", "loss", teaching=teaching),
+         "training_compare")  # the app's three panels: two bands (3 seeds) and one line each
     st.dataframe({"d_k": [8, 64, 512], "loss": rng.random(3)}, hide_index=True)
     tokens = S["tokens"]
-    show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",
-                                kind="signed", teaching=teaching), "training_jacobian")
+    for name in ("training_jacobian", "training_jacobian_saturated"):  # a soft row's and a saturated row's
+        show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",
+                                    kind="signed", teaching=teaching), name, key=name)
     st.toggle("Run the comparison", value=True, key="train_compare")
     prose(headings=4, paragraphs=13, expanders=1, formulas=1)
 

@@ -172,11 +172,12 @@ def main():
         bench_floor(args.pairs, args.cache)
         return
     from bench import load
-    from bench.training import bench_training
+    from bench.training import bench_task, bench_training
 
     bench_core()
     bench_pipeline()
     bench_training(line)
+    bench_task(line)
     if not args.quick:
         bench_server()
         bench_floor(args.pairs, args.cache)

@@ -133,7 +133,7 @@ shared.start_warmup(model)  # a second session: nothing more starts
 warmers = [t for t in threading.enumerate() if t.name == "warm-up"]
 assert len(warmers) == 1, warmers
 warmers[0].join(300)
-assert len(shared.SHARED_RESULTS) == 8
+assert len(shared.SHARED_RESULTS) == 1 + 1 + len(shared.lab_runs()[1])  # pronoun, main run, comparison
 assert not passes_here, passes_here  # the server ran no model pass: the worker did them all
 from ui.state import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
 import numpy as np
@@ -161,7 +161,9 @@ print("ok", kept)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["ok", "8"]
+    from ui.shared import lab_runs
+
+    assert done.stdout.split() == ["ok", str(2 + len(lab_runs()[1]))]
 
 
 def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
@@ -188,11 +190,12 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     finally:
         worker.stdout.close()
         assert worker.wait(300) == 0
-    from ui.shared import BUILTIN_SENTENCES
+    from ui.shared import BUILTIN_SENTENCES, lab_runs
 
     kinds = [kind for kind, _ in rest]
-    assert kinds == ["sentence"] * len(BUILTIN_SENTENCES) + ["shared"] * 7  # the built-in sentences, the trainings
-    assert [key[0] for kind, key in rest if kind == "shared"] == ["training"] * 7
+    trainings = 1 + len(lab_runs()[1])  # the main run and the comparison's runs
+    assert kinds == ["sentence"] * len(BUILTIN_SENTENCES) + ["shared"] * trainings  # the built-in sentences, the trainings
+    assert [key[0] for kind, key in rest if kind == "shared"] == ["training"] * trainings
 
 
 def test_the_libraries_a_server_imports_are_hidden_from_the_garbage_collector():

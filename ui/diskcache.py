@@ -40,8 +40,9 @@ from attention import pronoun, training
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
 CACHE_ENV = "ATTENTION_CACHE_DIR"
-# Per kind; up to 1.6 MB each (a d_k = 512 run). Every Training lab setting of one model is 60 entries.
-MAX_ENTRIES = 64
+# Per kind. A Training lab main run is up to 1.6 MB (its d_k = 512 weights), a comparison run a few kB. Every
+# Training lab setting of one model is 108 entries (42 main runs, 22 comparison runs per task).
+MAX_ENTRIES = 128
 UNUSED_DAYS = 30           # an entry nobody read for this long leaves (another code version's, another model's)
 # Nothing else in the folder is ever removed.
 ENTRY_NAME = re.compile(r"(training|pronoun)-[0-9a-f]{20}-[0-9a-f]{24}\.npz")

@@ -523,3 +523,45 @@ SVG_EXPORT_HTML = """<style>.js-plotly-plot .modebar {display: flex; flex-wrap: 
   scan();
 })();
 </script>"""
+
+
+# The Training lab's comparison: a colour per way of training, a shaded band from the lowest to the highest seed.
+BAND_COLOURS = ("#1f5fa8", "#c0392b", "#222222")
+
+
+def band_panels(x, panels: dict[str, dict[str, tuple]], title: str, x_title: str, y_title: str,
+                teaching: bool = False, log_y: bool = True):
+    """Side-by-side line charts sharing one y axis: panels {panel title: {series name: (mean, low, high)}}, each
+    series a line (its mean over seeds) in a shaded band (low to high); a series with low = high = None is a
+    dotted line alone. The same series name has the same colour and one legend entry in every panel."""
+    x = np.asarray(list(x))
+    domains = _grid_domains(len(panels), 0.04)
+    names = list(dict.fromkeys(name for series in panels.values() for name in series))
+    traces, axes, annotations = [], {}, []
+    for index, (panel_title, series) in enumerate(panels.items()):
+        suffix = "" if index == 0 else str(index + 1)
+        for name, (mean, low, high) in series.items():
+            colour = BAND_COLOURS[names.index(name) % len(BAND_COLOURS)]
+            where = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}", "legendgroup": html.escape(name)}
+            if low is not None:
+                red, green, blue = (int(colour[i:i + 2], 16) for i in (1, 3, 5))
+                traces.append({"type": "scatter", "x": x, "y": np.asarray(low, dtype=np.float64), "mode": "lines",
+                               "line": {"width": 0}, "showlegend": False, "hoverinfo": "skip", **where})
+                traces.append({"type": "scatter", "x": x, "y": np.asarray(high, dtype=np.float64), "mode": "lines",
+                               "line": {"width": 0}, "fill": "tonexty", "showlegend": False, "hoverinfo": "skip",
+                               "fillcolor": f"rgba({red}, {green}, {blue}, 0.22)", **where})
+            traces.append({"type": "scatter", "x": x, "y": np.asarray(mean, dtype=np.float64), "mode": "lines",
+                           "name": html.escape(name), "showlegend": index == 0,
+                           "line": {"color": colour, "width": 2, "dash": "dot" if low is None else "solid"},
+                           "hovertemplate": f"{html.escape(name)}<br>step %{{x}}: %{{y:.4f}}<extra></extra>",
+                           **where})
+        axes[f"xaxis{suffix}"] = {"domain": list(domains[index]), "anchor": f"y{suffix}",
+                                  "title": _axis_title(x_title)}
+        axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "type": "log" if log_y else "linear",
+                                  **({"title": _axis_title(y_title)} if index == 0 else
+                                     {"matches": "y", "showticklabels": False})}
+        annotations.append({"text": html.escape(panel_title), "showarrow": False, "xref": "paper", "yref": "paper",
+                            "xanchor": "center", "yanchor": "bottom", "x": sum(domains[index]) / 2, "y": 1.0,
+                            "font": {"size": 16 if teaching else 13, "color": TICK_COLOUR}})
+    return _figure(traces, title, teaching, 400, legend={"orientation": "h", "y": -0.3},
+                   annotations=annotations, **axes)

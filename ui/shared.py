@@ -1,6 +1,6 @@
 """Results that do not depend on the session, computed once per process and shared by every visitor.
 
-The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (seven trainings)
+The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (22 trainings)
 are the same for everyone. They are kept here, read-only, and a background warm-up computes them right after
 the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
 They come out the same on every start, so they are also kept on disk (ui/diskcache.py): after a restart the
@@ -38,7 +38,8 @@ COMPARE_DEFAULTS = ("I sat on the river bank and watched the water.", "I opened 
 BUILTIN_SENTENCES = (PRONOUN_DEFAULT, pronoun.contrast_partner(PRONOUN_DEFAULT), *COMPARE_DEFAULTS)
 
 # A few MB in all (a training run keeps its small weight matrices and snapshots); bounded all the same.
-SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=48)
+# 22 runs per Training lab task (most of them a few kB: the comparison keeps no weights).
+SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=160)
 BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
 
 
@@ -75,12 +76,17 @@ def is_ready(key: tuple) -> bool:
 
 
 def training_run(model: AttentionModel, progress=None, **run) -> training.TrainingRun:
-    """One Training lab run (task, d_k, scaled, seed, steps, n_sentences, snapshots), trained once per process.
-    progress(step, total) is called only when this call is the one that trains."""
+    """One Training lab run (task, d_k, scaled, seed, steps, n_sentences, snapshots, lr, qk_shrink), trained once
+    per process. progress(step, total) is called only when this call is the one that trains. A comparison run
+    (no snapshots) keeps only its numbers, not its weights (1.6 MB at d_k = 512; the page never shows them)."""
     def train():
-        return training.train(run["task"], model.embedding_tables(), model.vocabulary_ids(training.VOCABULARY),
+        done = training.train(run["task"], model.embedding_tables(), model.vocabulary_ids(training.VOCABULARY),
                               d_k=run["d_k"], scaled=run["scaled"], steps=run["steps"], seed=run["seed"],
-                              n_sentences=run["n_sentences"], snapshot_steps=run["snapshots"], progress=progress)
+                              n_sentences=run["n_sentences"], snapshot_steps=run["snapshots"], progress=progress,
+                              lr=run["lr"], qk_shrink=run["qk_shrink"])
+        if not run["snapshots"]:
+            done.params = None
+        return done
 
     key = training_key(model, **run)
     return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("training", key, model, train))
@@ -88,12 +94,16 @@ def training_run(model: AttentionModel, progress=None, **run) -> training.Traini
 
 def lab_runs(task: str = training.LAB_DEFAULT_TASK, d_k: int = training.LAB_DEFAULT_D_K, scaled: bool = True,
              seed: int = 0) -> tuple[dict, list[dict]]:
-    """The Training lab's main run and its six comparison runs for one setting of the page's widgets."""
+    """The Training lab's main run and its comparison runs for one setting of the page's widgets: at each
+    COMPARE_D_K, scaled and unscaled on every LAB_SEEDS seed (each at its own W_Q/W_K rate), then the unscaled run
+    that is the scaled one in disguise (training.equivalent_unscaled), on the first seed."""
     main = dict(task=task, d_k=d_k, scaled=scaled, seed=seed, steps=training.LAB_STEPS, n_sentences=32,
-                snapshots=training.LAB_SNAPSHOTS)
-    compare = [dict(task=task, d_k=k, scaled=sc, seed=seed, steps=training.COMPARE_STEPS,
-                    n_sentences=training.COMPARE_SENTENCES, snapshots=()) for k in training.COMPARE_D_K
-               for sc in (True, False)]
+                snapshots=training.LAB_SNAPSHOTS, lr=training.qk_rate(task, d_k, scaled), qk_shrink=1.0)
+    common = dict(task=task, steps=training.COMPARE_STEPS, n_sentences=training.COMPARE_SENTENCES, snapshots=())
+    compare = [dict(common, d_k=k, scaled=sc, seed=one_seed, lr=training.qk_rate(task, k, sc), qk_shrink=1.0)
+               for k in training.COMPARE_D_K for sc in (True, False) for one_seed in training.LAB_SEEDS]
+    compare += [dict(common, d_k=k, seed=training.LAB_SEEDS[0], **training.equivalent_unscaled(task, k))
+                for k in training.COMPARE_D_K]
     return main, compare
 
 
