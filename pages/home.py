@@ -50,12 +50,12 @@ st.caption("Each row is one token looking (its query); each column a token it lo
 specials_note(view)
 parity_badge(view)
 
-st.subheader("Your sentence, as the model splits it")
+st.header("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
 whys.show_tokens(view)
 st.caption(f"{len(tokens)} tokens. Q, K and V come from: {view.label}.")
 
-st.subheader("The four steps")
+st.header("The four steps")
 step_text = [
     ("1 · Query·Key scores", "pages/step1_scores.py",
      "Each token's *query* (what it is looking for) is compared with every token's *key* (what it offers) "

@@ -42,7 +42,7 @@ for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
                      figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
                      key=f"fig-{name}")
 
-st.subheader(f"One query meets every key: {quote(view.token_label)}")
+st.header(f"One query meets every key: {quote(view.token_label)}")
 products, scores = explain.query_meets_keys(s.q[i], s.k)
 best = int(np.argmax(scores))
 st.markdown(
