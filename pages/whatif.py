@@ -3,6 +3,7 @@ import streamlit as st
 
 from attention.whatif import effect, naive_softmax, variants
 from ui import figures, tables, whys
+from ui.page import figure_pair
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -52,7 +53,7 @@ st.caption("**Temperature** is one number every score is divided by before softm
            "word: each token may look only at itself and the tokens before it.")
 # One colour range for both outputs, so a change in size shows as a change in colour.
 output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max())) or 1.0
-left, right = st.columns(2)
+left, right = figure_pair(teaching, len(tokens))
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,

@@ -161,7 +161,7 @@ def test_the_text_alternative_says_the_numbers_drawn():
     assert rows[2][1:] == [f"{v:.3f}" for v in WEIGHTS[2]]
     # A focus view's text is about the rows it draws, and says which they are.
     sentence, _, rows = figures.figure_text(BUILDERS["focus view, teaching"]())
-    assert "rows 32–40 of 40" in sentence and [row[0] for row in rows] == LONG[31:]
+    assert "rows 30–40 of 40" in sentence and [row[0] for row in rows] == LONG[29:]
 
 
 def test_a_text_alternative_skips_masked_cells():
@@ -197,8 +197,8 @@ def test_slide_text_is_at_least_18_px():
 def test_a_long_sentence_gets_a_focus_view_on_a_slide():
     fig = BUILDERS["focus view, teaching"]()
     trace = fig._data[0]
-    assert list(trace["y"]) == LONG[31:] and list(trace["x"]) == LONG  # every column kept, 9 rows
-    assert fig._layout["shapes"][0]["y0"] == 38 - 31 - 0.5  # the outline follows the selected row
+    assert list(trace["y"]) == LONG[29:] and list(trace["x"]) == LONG  # every column kept, 11 rows
+    assert fig._layout["shapes"][0]["y0"] == 38 - 29 - 0.5  # the outline follows the selected row
     assert fig._layout["yaxis"]["dtick"] == 1 and fig._layout["xaxis"]["dtick"] == 1  # no label thinned
     # Not on screen (normal mode): every row, plotly may thin.
     full = figures.matrix_heatmap(LONG_WEIGHTS, LONG, LONG, "t", highlight_row=38)
@@ -206,3 +206,18 @@ def test_a_long_sentence_gets_a_focus_view_on_a_slide():
     heads = BUILDERS["heads, focus view"]()
     assert len(heads._data) == 1 and list(heads._data[0]["y"]) == [f"H{h}" for h in range(12)]
     assert np.allclose(heads._data[0]["z"][0], LONG_WEIGHTS[3])
+
+
+def test_a_slide_exports_16_by_9_with_the_whole_sentence():
+    sentence = ("The animal didn't cross the street because it was too tired, and the children who had waited all "
+                "afternoon by the old stone bridge finally walked home.")
+    title = figures.figure_title("Step 3 · attention weights", sentence, "learned weights, layer 0 head 3")
+    slide = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, title, teaching=True)
+    subtitle = slide._layout["title"]["subtitle"]["text"].replace("<br>", " ")
+    assert sentence in subtitle and "…" not in subtitle  # wrapped over lines, never cut
+    screen = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, title)
+    assert "…" in screen._layout["title"]["subtitle"]["text"]  # a screen's narrow figure shortens it
+    for height in (500, 1500):
+        options = figures.download_config("f", teaching=True, height=height)["toImageButtonOptions"]
+        assert options["width"] * 9 == options["height"] * 16 and options["height"] >= max(height, 720)
+    assert "width" not in figures.download_config("f")["toImageButtonOptions"]

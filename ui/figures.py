@@ -30,6 +30,8 @@ SUBTITLE_COLOUR = "#4b5563"
 # screenshot taken then). The title block starts this far down, so the toolbar never covers it.
 TOOLBAR_BAND = 38
 SUBTITLE_CHARS = 80
+SENTENCE_CHARS = 32          # of the sentence in a figure's subtitle on screen (a slide shows all of it)
+TEACHING_SUBTITLE_CHARS = 56  # a slide's subtitle line (a half-width figure holds it): the whole sentence wraps
 # A longer title is wrapped onto more lines: the narrowest figure (half a page, or a column beside the text)
 # holds about this many characters of title at each size.
 TITLE_LINE_CHARS = {False: 46, True: 44}
@@ -57,15 +59,21 @@ def axis_labels(tokens) -> list[str]:
     return labels
 
 
-def split_title(title: str) -> tuple[str, str]:
+def split_title(title: str, whole_sentence: bool = False) -> tuple[str, str]:
     """'Step 3 · weights · “sentence” · view' → ('Step 3 · weights', '“sentence” · view').
 
     The part from the quoted sentence on becomes a smaller subtitle, so a long sentence never pushes
-    the title out of a narrow figure.
+    the title out of a narrow figure. On a screen the sentence is shortened to SENTENCE_CHARS; a slide
+    (whole_sentence) keeps all of it, wrapped over lines (_title_layout), so an exported slide says what was run.
     """
     head, separator, tail = title.partition(" · “")
     if not separator or not head:
         return title, ""
+    if whole_sentence:
+        return head, shorten("“" + tail, 6 * TEACHING_SUBTITLE_CHARS)  # at most six lines
+    sentence, closing, view = tail.rpartition("” · ")
+    if closing:
+        tail = shorten(sentence, SENTENCE_CHARS) + closing + view
     return head, shorten("“" + tail, SUBTITLE_CHARS)
 
 
@@ -96,7 +104,37 @@ def title_block_height(title: str, teaching: bool) -> int:
             + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18)
 
 
+# A figure narrower than this (on a phone) is relaid out in the browser with its layout.meta["narrow"]
+# (FIT_CELL_TEXT_HTML's script), and back with meta["wide"]: the server cannot know the screen's width.
+NARROW_FIGURE_PX = 520
+NARROW_TITLE_CHARS = 30
+NARROW_SUBTITLE_CHARS = 40
+
+
+def _title_layout(title: str, teaching: bool, line_chars: int, subtitle_chars: int | None) -> tuple[dict, int]:
+    """(title spec, pixels of the title block) with the title wrapped at line_chars and, if given, the
+    subtitle at subtitle_chars (a narrow figure wraps its subtitle rather than cut it at the edge)."""
+    sizes = font_sizes(teaching)
+    main_text, subtitle = split_title(title, whole_sentence=teaching)
+    if teaching and subtitle_chars is None:
+        subtitle_chars = TEACHING_SUBTITLE_CHARS
+    lines = textwrap.wrap(main_text, line_chars, break_long_words=False) or [main_text]
+    main = "<br>".join(html.escape(line, quote=False) for line in lines)
+    spec = {"text": main, "font": {"size": sizes["title"]},
+            "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
+            "yref": "container", "pad": {"t": TOOLBAR_BAND + _line_lift(sizes) * (len(lines) - 1), "l": 6}}
+    sub_lines = []
+    if subtitle:
+        sub_lines = textwrap.wrap(subtitle, subtitle_chars, break_long_words=True) if subtitle_chars else [subtitle]
+        spec["subtitle"] = {"text": "<br>".join(html.escape(line, quote=False) for line in sub_lines),
+                            "font": {"size": sizes["subtitle"], "color": SUBTITLE_COLOUR}}
+    block = (TOOLBAR_BAND + _line_lift(sizes) * (len(lines) - 1) + int(1.35 * sizes["title"] * len(lines))
+             + int(1.5 * sizes["subtitle"] * len(sub_lines)) + 18)
+    return spec, block
+
+
 def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
+            narrow: dict | None = None, wide: dict | None = None, narrow_height: int | None = None,
             **layout) -> go.Figure:
     """The shared frame of every figure: a left-aligned title (sentence in a subtitle), slide-size fonts, margins.
 
@@ -105,17 +143,10 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     plotly's title automargin does not count them). top_axis is accepted and ignored, for older callers.
     """
     sizes = font_sizes(teaching)
-    _, subtitle = split_title(title)
-    main = "<br>".join(html.escape(line, quote=False) for line in title_lines(title, teaching))
     # plotly lifts a wrapped title by part of a line; the extra pad keeps its first line below the toolbar.
-    extra_lines = main.count("<br>")
-    title_spec = {"text": main, "font": {"size": sizes["title"]},
-                  "x": 0.0, "xanchor": "left", "xref": "container", "y": 1.0, "yanchor": "top",
-                  "yref": "container", "pad": {"t": TOOLBAR_BAND + _line_lift(sizes) * extra_lines, "l": 6}}
-    if subtitle:
-        title_spec["subtitle"] = {"text": html.escape(subtitle, quote=False),
-                                  "font": {"size": sizes["subtitle"], "color": SUBTITLE_COLOUR}}
-    top = title_block_height(title, teaching)
+    title_spec, top = _title_layout(title, teaching, TITLE_LINE_CHARS[teaching], None)
+    if "legend" in layout:  # Streamlit's theme draws legends at 12 px unless told
+        layout["legend"] = {**layout["legend"], "font": {"size": sizes["base"], "color": TICK_COLOUR}}
     frame = {
         "template": EMPTY_TEMPLATE,
         "title": title_spec,
@@ -124,6 +155,17 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     }
     if height is not None:
         frame["height"] = height + top - 60  # builders size the plot area for the old 60 px title margin
+    # On a phone: the title and subtitle wrapped to the width, and whatever the builder rearranges (narrow/wide).
+    narrow, wide = dict(narrow or {}), dict(wide or {})
+    narrow_title, narrow_top = _title_layout(title, teaching, NARROW_TITLE_CHARS, NARROW_SUBTITLE_CHARS)
+    if narrow_title != title_spec:
+        narrow.update({"title": narrow_title, "margin.t": narrow_top})
+        wide.update({"title": title_spec, "margin.t": top})
+    if height is not None and (narrow_height is not None or "margin.t" in narrow):
+        narrow["height"] = (narrow_height or height) + narrow.get("margin.t", top) - 60
+        wide["height"] = frame["height"]
+    if narrow:
+        layout["meta"] = {**layout.get("meta", {}), "narrow": narrow, "wide": wide}
     for name, axis in layout.items():
         if name.startswith(("xaxis", "yaxis")):
             layout[name] = _readable_axis(axis, sizes["tick"], every_label=teaching)
@@ -180,7 +222,8 @@ def _axis_title(text: str) -> dict:
 
 
 def figure_title(step: str, sentence: str, view_label: str) -> str:
-    return f"{step} · “{shorten(sentence, 32)}” · {view_label}"
+    """The whole sentence: split_title shortens it on screen and keeps it all on a slide."""
+    return f"{step} · “{' '.join(str(sentence).split())}” · {view_label}"
 
 
 def _row_outline(row: int) -> dict:
@@ -198,7 +241,7 @@ def values_fit(n_rows: int, n_cols: int, teaching: bool, limit: int | None = Non
 # Teaching mode from this many rows on: a focus view, the selected row and FOCUS_NEIGHBOURS rows either side, each
 # with its label, instead of every row with every other label thinned away (a slide is 720 px tall).
 FOCUS_FROM = 20
-FOCUS_NEIGHBOURS = 4
+FOCUS_NEIGHBOURS = 5
 
 
 def focus_rows(n_rows: int, selected: int) -> range:
@@ -227,7 +270,8 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         bound = bound or float(np.abs(matrix).max()) or 1.0  # the whole matrix's range, also in a focus view
     if teaching and highlight_row is not None and matrix.shape[0] >= FOCUS_FROM:
         kept = focus_rows(matrix.shape[0], highlight_row)
-        y_title = f"{y_title} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
+        # Short: an upright axis title longer than the 11 rows would run into the subtitle.
+        y_title = f"{y_title.split(' (')[0]} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
         matrix, rows, highlight_row = matrix[kept.start:kept.stop], rows[kept.start:kept.stop], highlight_row - kept.start
     cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
     # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
@@ -256,8 +300,9 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     side = max(matrix.shape[0], 3)
     # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
     row_px = 36 if teaching else 30
-    height = int(min(900, 140 + side * row_px)) if col_tokens is not None else \
-        int(min(700, 140 + side * (30 if teaching else 26)))
+    # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
+    height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
+        int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
     xaxis = {"title": _axis_title(x_title), "type": "category" if col_tokens is not None else "linear"}
     if column_groups and col_tokens is None and matrix.shape[1] > column_groups:
         n_groups = matrix.shape[1] // column_groups
@@ -369,16 +414,10 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
     if teaching:  # a row of labels at 18 px needs ~24 px per token
         columns = max(1, min(columns, SLIDE_FIGURE_WIDTH // (len(tokens) * 24 + 90)))
         panel_px = max(panel_px, len(tokens) * 24)
-    rows = (n + columns - 1) // columns
-    # Upright token labels under each heatmap need vertical room between the grid rows.
-    x_domains = _grid_domains(columns, 0.03)
     # Between grid rows: the upright token labels of the row above and the head titles of the row below.
     label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
     gap_px = label_px + (40 if teaching else 30)
-    per_row = panel_px + gap_px
-    top_room = 28 / (per_row * rows)  # the first row's head titles sit above it, under the figure's title
-    y_domains = [(low * (1 - top_room), high * (1 - top_room))
-                 for low, high in _grid_domains(rows, gap_px / (per_row * rows))[::-1]]  # first row on top
+    rows, x_domains, y_domains, per_row = _multiples_grid(n, columns, gap_px, panel_px)
     traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
         suffix = "" if i == 0 else str(i + 1)
@@ -398,7 +437,34 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
                                "font": {"size": 18 if teaching else 13, "color": TICK_COLOUR},
                                "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
                                "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
-    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, **axes)
+    narrow, wide, narrow_height = {}, {}, None
+    if columns > 2:  # a phone: two panels a row, smaller head titles
+        narrow_rows, narrow_x, narrow_y, narrow_per_row = _multiples_grid(n, 2, gap_px, panel_px)
+        narrow_height = narrow_per_row * narrow_rows + 80
+        for i in range(n):
+            suffix = "" if i == 0 else str(i + 1)
+            (row, column), (wide_row, wide_column) = divmod(i, 2), divmod(i, columns)
+            for key, phone, desktop in (
+                    (f"xaxis{suffix}.domain", list(narrow_x[column]), list(x_domains[wide_column])),
+                    (f"yaxis{suffix}.domain", list(narrow_y[row]), list(y_domains[wide_row])),
+                    (f"yaxis{suffix}.showticklabels", show_ticks and not column, show_ticks and not wide_column),
+                    (f"annotations[{i}].x", sum(narrow_x[column]) / 2, sum(x_domains[wide_column]) / 2),
+                    (f"annotations[{i}].y", narrow_y[row][1], y_domains[wide_row][1]),
+                    (f"annotations[{i}].font.size", 11, subplot_titles[i]["font"]["size"])):
+                narrow[key], wide[key] = phone, desktop
+    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, narrow=narrow,
+                   wide=wide, narrow_height=narrow_height, **axes)
+
+
+def _multiples_grid(n: int, columns: int, gap_px: int, panel_px: int):
+    """(grid rows, x domains, y domains top row first, pixels a grid row) of n panels, `columns` a row."""
+    rows = (n + columns - 1) // columns
+    x_domains = _grid_domains(columns, 0.03)
+    per_row = panel_px + gap_px
+    top_room = 28 / (per_row * rows)  # the first row's head titles sit above it, under the figure's title
+    y_domains = [(low * (1 - top_room), high * (1 - top_room))
+                 for low, high in _grid_domains(rows, gap_px / (per_row * rows))[::-1]]  # first row on top
+    return rows, x_domains, y_domains, per_row
 
 
 def similarity_map(matrix, labels, title: str, teaching: bool = False):
@@ -408,10 +474,20 @@ def similarity_map(matrix, labels, title: str, teaching: bool = False):
     return _figure([trace], title, teaching, 520, yaxis=_reversed_category_axis(), xaxis=_category_axis())
 
 
-def download_config(filename: str, teaching: bool = False) -> dict:
-    """Plotly's camera button: a 3× PNG with a name that says what it is (SVG_EXPORT_HTML adds the SVG button)."""
+SLIDE_EXPORT_HEIGHT = 720
+
+
+def download_config(filename: str, teaching: bool = False, height: int | None = None) -> dict:
+    """Plotly's camera button: a 3× PNG with a name that says what it is (SVG_EXPORT_HTML adds the SVG button).
+
+    In teaching mode a 16:9 slide: the figure drawn at least SLIDE_EXPORT_HEIGHT px high (its own height if taller,
+    so no label is squeezed) and 16/9 of that wide, at 2× (1280×720 → 2560×1440)."""
+    options = {"format": "png", "filename": filename, "scale": 3}
+    if teaching:
+        slide_height = -(-max(int(height or 0), SLIDE_EXPORT_HEIGHT) // 9) * 9  # a multiple of 9: exactly 16:9
+        options.update(scale=2, height=slide_height, width=slide_height * 16 // 9)
     config = {
-        "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 3},
+        "toImageButtonOptions": options,
         "displaylogo": False,
     }
     # A short toolbar stays inside the band above the title even on a half-width figure.
@@ -430,7 +506,7 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
     reader reaches it by the next tab stop, and a student can copy the numbers from it."""
     import streamlit as st
 
-    st.plotly_chart(fig, config=download_config(filename, teaching), key=key)
+    st.plotly_chart(fig, config=download_config(filename, teaching, fig._layout.get("height")), key=key)
     with st.expander(FIGURE_TEXT_LABEL):
         st.html(figure_text_html(fig))
 
@@ -627,6 +703,7 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
   if (window.__fitCellText) return;
   window.__fitCellText = true;
   const GAP = 2;
+  const NARROW_PX = NARROW_FIGURE_PX;
   function crowded(texts) {
     const boxes = texts.map((t) => t.getBoundingClientRect()).filter((r) => r.width > 0);
     const rows = new Map();
@@ -648,9 +725,18 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
     }
     return false;
   }
+  function relayout(plot) {  // layout.meta.narrow on a narrow figure, meta.wide again when it widens
+    const meta = plot.layout && plot.layout.meta;
+    if (!meta || !meta.narrow || !window.Plotly || !plot.clientWidth) return false;
+    const want = plot.clientWidth >= NARROW_PX ? 'wide' : 'narrow';
+    if ((meta.applied || 'wide') === want) return false;
+    window.Plotly.relayout(plot, {...meta[want], 'meta.applied': want});
+    return true;
+  }
   function fit() {
     queued = false;
     document.querySelectorAll('.js-plotly-plot').forEach((plot) => {
+      if (relayout(plot)) return;  // measured again after plotly has redrawn it
       const texts = [...plot.querySelectorAll('.heatmaplayer text')];
       if (!texts.length) return;
       plot.classList.toggle('cells-do-not-fit', crowded(texts));
@@ -662,7 +748,7 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
   window.addEventListener('resize', later);
   later();
 })();
-</script>"""
+</script>""".replace("NARROW_FIGURE_PX", str(NARROW_FIGURE_PX))
 
 
 # --- added for issue 15: one query meets every key, the softmax arithmetic, token lines ---------------

@@ -28,6 +28,18 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
 
 
+# A half-width figure on a 1280 px slide holds about this many upright 18 px token labels side by side.
+SLIDE_HALF_WIDTH_LABELS = 20
+
+
+def figure_pair(teaching: bool, n_labels: int):
+    """Two places for two figures: side by side, or stacked on a slide once a half-width figure could not keep
+    every token's label (teaching mode never thins labels)."""
+    if teaching and n_labels > SLIDE_HALF_WIDTH_LABELS:
+        return st.container(), st.container()
+    return tuple(st.columns(2))
+
+
 def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
     """CSV with token labels; cells are written as numbers, labels quoted so spreadsheets keep them text."""
     matrix = np.asarray(matrix)
@@ -122,6 +134,9 @@ BASE_CSS = """<style>
 .figure-text {overflow-x: auto; max-width: 100%;}
 .figure-text table {font-size: 0.9rem;}
 @media (max-width: 640px) {
+  [data-testid="stMain"] h1 {font-size: 2rem;}
+  [data-testid="stMain"] h2 {font-size: 1.5rem;}
+  [data-testid="stMain"] h3 {font-size: 1.2rem;}
   [data-testid="stMain"] [data-testid="stMainBlockContainer"] {padding-left: 0.75rem; padding-right: 0.75rem;}
   [data-testid="stMain"] [data-testid="stMarkdownContainer"] {overflow-wrap: anywhere;}
   [data-testid="stMain"] [data-testid="stTable"] {overflow-x: auto; max-width: 100%;}
