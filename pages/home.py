@@ -2,7 +2,7 @@ import streamlit as st
 
 from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, whys
-from ui.page import example_sentences, specials_note, step_nav
+from ui.page import example_sentences, sentence_box, specials_note, step_nav
 from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
 
@@ -15,6 +15,7 @@ st.markdown(
 )
 if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
     example_sentences()
+sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
 view = current_view()
 tokens, keys, i = view.tokens, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column

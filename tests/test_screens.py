@@ -41,6 +41,8 @@ def open_page(page, server, name, sentence, teaching):
     page.goto(f"{server}/{PAGES[name]}?{query}")
     wait_for_page(page, figures=name not in NO_FIGURES)
     assert page.locator('[data-testid="stException"]').count() == 0
+    text = page.locator('[data-testid="stMain"]').inner_text()
+    assert "data-testid" not in text and "font-size" not in text  # the page's CSS never leaks out as text
 
 
 def whole_page_shot(page, path: Path) -> None:
@@ -104,6 +106,7 @@ def test_a_slide_keeps_the_token_chips_and_a_compact_layer_head_control(server, 
     wait_for_page(slide)
     rows = slide.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents()
     assert "tired" in rows and len(rows) == 11  # the focus view moved to the clicked token
+    assert not slide.locator(".st-key-sentence_inline_box").is_visible()  # a wide screen has the sidebar
 
 
 @pytest.mark.parametrize("name", list(PAGES))
@@ -116,3 +119,15 @@ def test_a_phone_shows_every_page_within_its_width(server, phone, name):
     violations = axe_violations(phone)
     assert not violations, "\n".join(describe(violations))
     whole_page_shot(phone, SHOTS / f"{name}_phone.png")
+
+
+def test_a_phone_has_the_sentence_box_on_the_page(server, phone):
+    """On a phone the sidebar hides behind "»": the sentence can be typed on the page, and the figures follow."""
+    open_page(phone, server, "step3", SENTENCES[4], teaching=False)
+    box = phone.locator(".st-key-sentence_inline_box textarea")
+    assert box.is_visible() and box.input_value() == SENTENCES[4]
+    box.fill("Cats chase mice.")
+    box.press("Control+Enter")
+    phone.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
+                            ".some((t) => t.textContent === 'mice')", timeout=60_000)
+    assert "sentence=Cats" in phone.url

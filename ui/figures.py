@@ -299,7 +299,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
     # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
-    row_px = 36 if teaching else 30
+    row_px = 35 if teaching else 30
     # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
         int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
@@ -517,6 +517,7 @@ FIGURE_TEXT_LABEL = "This figure as text and numbers"
 # A screen reader's table stays a table a person can walk through: wider matrices (a vector of 384 numbers per
 # token) are summarised row by row, said so in the sentence.
 TEXT_TABLE_COLUMNS = 40
+TEXT_TABLE_CELLS = 600  # (24 × 24): a larger matrix's table is one summary line a row (and its page payload small)
 
 
 def _plain(text) -> str:
@@ -582,11 +583,16 @@ def _heatmap_text(trace: dict, layout: dict) -> tuple[list[str], list[list[str]]
         said.append(f"The outlined row “{rows[outlined]}”: largest {_number(row[_largest(row)])} in column "
                     f"“{columns[_largest(row)]}”, smallest {_number(row[_smallest(row)])} in column "
                     f"“{columns[_smallest(row)]}”.")
-    if z.shape[1] > TEXT_TABLE_COLUMNS:
-        said.append(f"The table gives each row's largest and smallest of its {z.shape[1]} numbers.")
-        header = [row_name, "largest", f"at {column_name}", "smallest", f"at {column_name}"]
-        body = [[rows[r], _number(z[r][_largest(z[r])]), columns[_largest(z[r])], _number(z[r][_smallest(z[r])]),
-                 columns[_smallest(z[r])]] for r in range(z.shape[0])]
+    if z.shape[1] > TEXT_TABLE_COLUMNS or z.size > TEXT_TABLE_CELLS:
+        said.append(f"The table gives each row's two largest and its smallest of its {z.shape[1]} values.")
+        header = [row_name, "largest", f"at {column_name}", "second", "at", "smallest", "at"]
+        body = []
+        for r in range(z.shape[0]):
+            first = _largest(z[r])
+            second = _largest(np.where(np.arange(z.shape[1]) == first, np.nan, z[r]))
+            low = _smallest(z[r])
+            body.append([rows[r], _number(z[r][first]), columns[first], _number(z[r][second]), columns[second],
+                         _number(z[r][low]), columns[low]])
     else:
         header = [row_name] + columns
         body = [[rows[r]] + [_number(v) for v in z[r]] for r in range(z.shape[0])]

@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View, choose_sentence, current_view, parity_badge, shown_tokens, view_again
+from .state import View, choose_sentence, current_view, parity_badge, settings, shown_tokens, view_again
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -130,10 +130,12 @@ FORMULA_FONTS_HTML = """<script>
 BASE_CSS = """<style>
 [data-testid="stCaptionContainer"] {color: #4b5563; opacity: 1;}
 [data-selected="true"] [data-testid="stMarkdownContainer"] p {color: #a4161a;}
+.st-key-sentence_inline_box {display: none;}
 [data-testid="stMain"] .katex-display {overflow-x: auto; overflow-y: hidden; max-width: 100%;}
 .figure-text {overflow-x: auto; max-width: 100%;}
 .figure-text table {font-size: 0.9rem;}
 @media (max-width: 640px) {
+  .st-key-sentence_inline_box {display: block;}
   [data-testid="stMain"] h1 {font-size: 2rem;}
   [data-testid="stMain"] h2 {font-size: 1.5rem;}
   [data-testid="stMain"] h3 {font-size: 1.2rem;}
@@ -185,12 +187,28 @@ SCROLL_FOCUS_HTML = """<script>
 def apply_teaching_layout(teaching: bool) -> None:
     """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text.
     The page-wide readable styles (BASE_CSS) come with it, in both modes."""
-    st.markdown(BASE_CSS + (TEACHING_CSS if teaching else ""), unsafe_allow_html=True)
+    css = BASE_CSS.replace("</style>", TEACHING_CSS.replace("<style>", "")) if teaching else BASE_CSS
+    st.markdown(css, unsafe_allow_html=True)  # one <style> block: Markdown reads text after a closing tag
+
+
+def _type_sentence() -> None:
+    """on_change: the page's sentence box sets the sidebar's sentence (one state, two places to type it)."""
+    st.session_state["sentence"] = st.session_state.get("sentence_inline", "")
+
+
+def sentence_box(sentence: str) -> None:
+    """The sentence box on the page itself, shown on narrow screens only (BASE_CSS): on a phone the sidebar hides
+    behind the "»" button, which students do not find."""
+    st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
+    with st.container(key="sentence_inline_box"):
+        st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
+                     help="The same sentence as in the sidebar: change it here or there.")
 
 
 def step_page(title: str) -> View:
     """The top of every step page: its title, the shared view, and the parity badge."""
     st.title(title)
+    sentence_box(settings().sentence)
     view = current_view()
     parity_badge(view)
     token_picker(view)
