@@ -29,6 +29,8 @@ SENTENCES = {  # word-piece counts without [CLS]/[SEP]
         "evening rain.",
 }
 NO_FIGURES = ("quiz", "glossary")
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 "
+               "Mobile Safari/537.36")
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -67,7 +69,7 @@ def slide(browser):
 @pytest.fixture(scope="module")
 def phone(browser):
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True)
+                                  has_touch=True, user_agent=PHONE_AGENT)
     yield context.new_page()
     context.close()
 
@@ -118,6 +120,11 @@ def test_a_phone_shows_every_page_within_its_width(server, phone, name):
     assert not problems, "\n".join(problems[:20])
     violations = axe_violations(phone)
     assert not violations, "\n".join(describe(violations))
+    if name == "multihead":  # the 12 heads two a row, each head's title readable
+        columns = phone.locator(".js-plotly-plot").first.evaluate(
+            "(plot) => new Set([...plot.querySelectorAll('.annotation-text')]"
+            ".map((t) => Math.round(t.getBoundingClientRect().left / 40))).size")
+        assert columns == 2
     whole_page_shot(phone, SHOTS / f"{name}_phone.png")
 
 

@@ -134,7 +134,6 @@ def _title_layout(title: str, teaching: bool, line_chars: int, subtitle_chars: i
 
 
 def _figure(traces: list[dict], title: str, teaching: bool, height: int | None = None, top_axis: bool = False,
-            narrow: dict | None = None, wide: dict | None = None, narrow_height: int | None = None,
             **layout) -> go.Figure:
     """The shared frame of every figure: a left-aligned title (sentence in a subtitle), slide-size fonts, margins.
 
@@ -155,17 +154,13 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
     }
     if height is not None:
         frame["height"] = height + top - 60  # builders size the plot area for the old 60 px title margin
-    # On a phone: the title and subtitle wrapped to the width, and whatever the builder rearranges (narrow/wide).
-    narrow, wide = dict(narrow or {}), dict(wide or {})
+    # On a phone: the title and subtitle wrapped to the width. (Within the same height: Streamlit keeps a drawn
+    # figure's height, so a layout that needs more of it, e.g. two panels a row, is chosen on the server:
+    # ui/page.py on_a_phone.)
     narrow_title, narrow_top = _title_layout(title, teaching, NARROW_TITLE_CHARS, NARROW_SUBTITLE_CHARS)
     if narrow_title != title_spec:
-        narrow.update({"title": narrow_title, "margin.t": narrow_top})
-        wide.update({"title": title_spec, "margin.t": top})
-    if height is not None and (narrow_height is not None or "margin.t" in narrow):
-        narrow["height"] = (narrow_height or height) + narrow.get("margin.t", top) - 60
-        wide["height"] = frame["height"]
-    if narrow:
-        layout["meta"] = {**layout.get("meta", {}), "narrow": narrow, "wide": wide}
+        layout["meta"] = {**layout.get("meta", {}), "narrow": {"title": narrow_title, "margin.t": narrow_top},
+                          "wide": {"title": title_spec, "margin.t": top}}
     for name, axis in layout.items():
         if name.startswith(("xaxis", "yaxis")):
             layout[name] = _readable_axis(axis, sizes["tick"], every_label=teaching)
@@ -394,6 +389,18 @@ def _grid_domains(count: int, spacing: float) -> list[tuple[float, float]]:
 SLIDE_FIGURE_WIDTH = 1200
 
 
+def on_a_phone() -> bool:
+    """Whether the visitor's browser says it is a phone ("Mobi" in its User-Agent, the usual test). The server
+    cannot know the screen's width, and Streamlit keeps a drawn figure's height, so a figure that needs another
+    shape on a phone (small multiples: two panels a row, more rows) is built for it on the server."""
+    try:
+        import streamlit as st
+
+        return "Mobi" in (st.context.headers.get("User-Agent") or "")
+    except Exception:  # no browser behind this run (a test, a bare script)
+        return False
+
+
 def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teaching: bool = False,
                     selected: int | None = None):
     """One small heatmap per head, shared colour scale 0..1, tokens on the axes.
@@ -414,9 +421,13 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
     if teaching:  # a row of labels at 18 px needs ~24 px per token
         columns = max(1, min(columns, SLIDE_FIGURE_WIDTH // (len(tokens) * 24 + 90)))
         panel_px = max(panel_px, len(tokens) * 24)
+    narrow = not teaching and on_a_phone()
+    if narrow:  # two panels a row, each title wrapped to its ~170 px
+        columns = min(columns, 2)
+    panel_titles = [(textwrap.wrap(t, 20) if narrow else [t]) or [t] for t in titles]
     # Between grid rows: the upright token labels of the row above and the head titles of the row below.
     label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
-    gap_px = label_px + (40 if teaching else 30)
+    gap_px = label_px + (40 if teaching else 30) + (16 if narrow else 0)
     rows, x_domains, y_domains, per_row = _multiples_grid(n, columns, gap_px, panel_px)
     traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
@@ -433,27 +444,11 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
         inner = {"showticklabels": False, "ticks": ""} if column else {"showticklabels": show_ticks}
         axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
                                                          tickfont={"size": tick_size}, **inner)
-        subplot_titles.append({"text": html.escape(titles[i]), "showarrow": False,
+        subplot_titles.append({"text": "<br>".join(html.escape(line) for line in panel_titles[i]), "showarrow": False,
                                "font": {"size": 18 if teaching else 13, "color": TICK_COLOUR},
                                "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
                                "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
-    narrow, wide, narrow_height = {}, {}, None
-    if columns > 2:  # a phone: two panels a row, smaller head titles
-        narrow_rows, narrow_x, narrow_y, narrow_per_row = _multiples_grid(n, 2, gap_px, panel_px)
-        narrow_height = narrow_per_row * narrow_rows + 80
-        for i in range(n):
-            suffix = "" if i == 0 else str(i + 1)
-            (row, column), (wide_row, wide_column) = divmod(i, 2), divmod(i, columns)
-            for key, phone, desktop in (
-                    (f"xaxis{suffix}.domain", list(narrow_x[column]), list(x_domains[wide_column])),
-                    (f"yaxis{suffix}.domain", list(narrow_y[row]), list(y_domains[wide_row])),
-                    (f"yaxis{suffix}.showticklabels", show_ticks and not column, show_ticks and not wide_column),
-                    (f"annotations[{i}].x", sum(narrow_x[column]) / 2, sum(x_domains[wide_column]) / 2),
-                    (f"annotations[{i}].y", narrow_y[row][1], y_domains[wide_row][1]),
-                    (f"annotations[{i}].font.size", 11, subplot_titles[i]["font"]["size"])):
-                narrow[key], wide[key] = phone, desktop
-    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, narrow=narrow,
-                   wide=wide, narrow_height=narrow_height, **axes)
+    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, **axes)
 
 
 def _multiples_grid(n: int, columns: int, gap_px: int, panel_px: int):
