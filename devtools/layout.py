@@ -158,8 +158,9 @@ OVERFLOW_JS = r"""
         break;
       }
     }
+    const name = String(el.className.baseVal ?? el.className).split(' ')[0];
     if (!held) wide.push(`${el.tagName.toLowerCase()}${el.dataset.testid ? '[' + el.dataset.testid + ']' : ''}`
-                         + `.${String(el.className.baseVal ?? el.className).split(' ')[0]} right=${Math.round(r.right)}`);
+                         + `.${name} right=${Math.round(r.right)}`);
   }
   return {width, scrollWidth: document.documentElement.scrollWidth, wide};
 }

@@ -267,7 +267,8 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         kept = focus_rows(matrix.shape[0], highlight_row)
         # Short: an upright axis title longer than the 11 rows would run into the subtitle.
         y_title = f"{y_title.split(' (')[0]} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
-        matrix, rows, highlight_row = matrix[kept.start:kept.stop], rows[kept.start:kept.stop], highlight_row - kept.start
+        matrix, rows = matrix[kept.start:kept.stop], rows[kept.start:kept.stop]
+        highlight_row -= kept.start
     cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
     # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
     largest = float(np.abs(matrix).max()) if matrix.size else 0.0
