@@ -821,12 +821,13 @@ def token_lines(weights, query_tokens, key_tokens, title: str, selected: int | N
     size = 18 if teaching else 13
     left = {"type": "scatter", "mode": "text", "x": [0.0] * n_q, "y": list(range(n_q)),
             "text": [f"<b>{t}</b>" if i == selected else t for i, t in enumerate(axis_labels(query_tokens))],
-            "textposition": "middle left", "textfont": {"size": size}, "hoverinfo": "skip"}
+            "textposition": "middle left", "textfont": {"size": size, "color": TICK_COLOUR}, "hoverinfo": "skip"}
     right_text = axis_labels(key_tokens)
     hover = [f"{right_text[j]}: {weights[selected, j]:.1%} of the attention of the selected token"
              if selected is not None else right_text[j] for j in range(n_k)]
     right = {"type": "scatter", "mode": "text", "x": [1.0] * n_k, "y": list(range(n_k)), "text": right_text,
-             "textposition": "middle right", "textfont": {"size": size}, "hovertext": hover, "hoverinfo": "text"}
+             "textposition": "middle right", "textfont": {"size": size, "color": TICK_COLOUR}, "hovertext": hover,
+             "hoverinfo": "text"}
     height = int(min(1000, 120 + max(n_q, n_k, 3) * (34 if teaching else 26)))
     return _figure([left, right], title, teaching, height, showlegend=False, shapes=shapes,
                    meta={"text": _lines_text(weights, query_tokens, key_tokens, selected)},
