@@ -5,7 +5,7 @@ import streamlit as st
 import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from attention.model import resolve_model_name
 from ui import figures
-from ui.page import FORMULA_FONTS_HTML, apply_teaching_layout
+from ui.page import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
 from ui.shared import start_warmup
 from ui.state import long_input_slot, preload_model, sidebar_ui
 
@@ -39,8 +39,10 @@ model = preload_model()
 navigation = st.navigation(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
-# One element for both scripts: an "SVG" button beside each camera, and the formulas' fonts fetched at idle.
-st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML, unsafe_allow_javascript=True)
+# One element for the scripts: an "SVG" button beside each camera, the formulas' fonts fetched at idle, scrolling
+# boxes a keyboard can reach, and a figure's cell values hidden where they do not fit (a phone).
+st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML + SCROLL_FOCUS_HTML + figures.FIT_CELL_TEXT_HTML,
+                unsafe_allow_javascript=True)
 try:
     with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
         navigation.run()

@@ -101,3 +101,98 @@ def layout_problems(figures: list[dict]) -> list[str]:
                 if text["kind"] in ("title", "subtitle") and _overlap(_ink(text), toolbar):
                     problems.append(f"{name}: the toolbar covers the {text['kind']}")
     return problems
+
+
+# --- issue 32: slide sizes, thinned labels, a phone's width ---------------------------------------------------
+
+# Every word drawn in each visible figure (title to cell values), its rendered font size and colour; and each
+# category axis's categories against the labels plotly drew (plotly thins labels that do not fit).
+SLIDE_TEXT_JS = r"""
+() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')]
+  .filter((plot) => plot.offsetParent !== null)
+  .map((plot, index) => {
+    const shown = (el) => {
+      const r = el.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) return false;
+      for (let node = el; node && node.nodeType === 1; node = node.parentNode) {
+        const style = getComputedStyle(node);
+        if (style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0') return false;
+      }
+      return true;
+    };
+    const texts = [...plot.querySelectorAll('.main-svg text, .main-svg tspan')]
+      .filter((t) => !t.closest('.modebar') && t.textContent.trim() && shown(t))
+      .map((t) => ({text: t.textContent.slice(0, 30), size: parseFloat(getComputedStyle(t).fontSize),
+                    fill: getComputedStyle(t).fill,
+                    onCell: !!t.closest('.heatmaplayer, .textpoint, .trace.bars, .table')}));
+    const thinned = [];
+    const layout = plot._fullLayout || {};
+    for (const name of Object.keys(layout)) {
+      const axis = layout[name];
+      if (!/^[xy]axis\d*$/.test(name) || !axis || axis.type !== 'category' || !axis.showticklabels || !axis.visible)
+        continue;
+      const categories = (axis._categories || []).length;
+      const drawn = new Set([...plot.querySelectorAll(`.${axis._id}tick text`)].filter(shown)
+        .map((t) => t.textContent)).size;
+      if (drawn < categories) thinned.push(`${name}: ${drawn} of ${categories} labels`);
+    }
+    const title = plot.querySelector('.g-gtitle .gtitle');
+    return {index, title: title ? title.textContent : '', texts, thinned};
+  })
+"""
+
+# Anything in the page's main area reaching past the right edge of the screen, unless a box that scrolls (or
+# clips) holds it inside the screen.
+OVERFLOW_JS = r"""
+() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [];
+  for (const el of document.querySelectorAll('[data-testid="stMain"] *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.right <= width + 1) continue;
+    let held = false;
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (/(auto|scroll|hidden|clip)/.test(style.overflowX) && node.getBoundingClientRect().right <= width + 1) {
+        held = true;
+        break;
+      }
+    }
+    const name = String(el.className.baseVal ?? el.className).split(' ')[0];
+    if (!held) wide.push(`${el.tagName.toLowerCase()}${el.dataset.testid ? '[' + el.dataset.testid + ']' : ''}`
+                         + `.${name} right=${Math.round(r.right)}`);
+  }
+  return {width, scrollWidth: document.documentElement.scrollWidth, wide};
+}
+"""
+
+
+def _channels(fill: str) -> list[int]:
+    return [int(float(c)) for c in fill[fill.index("(") + 1:-1].split(",")[:3]] if "(" in fill else [0, 0, 0]
+
+
+def slide_problems(figures: list[dict], min_px: float = 18, darkest_channel: int = 120) -> list[str]:
+    """Text smaller than min_px, light text off the cells (any channel above darkest_channel: grey on white),
+    and category labels plotly thinned away, said in words."""
+    problems = []
+    for figure in figures:
+        name = f"figure {figure['index']} ({figure['title'][:40]!r})"
+        texts = figure["texts"]
+        if texts:
+            smallest = min(texts, key=lambda t: t["size"])
+            if smallest["size"] < min_px - 0.01:
+                problems.append(f"{name}: {smallest['text']!r} is {smallest['size']:.1f} px")
+        for text in texts:
+            if not text["onCell"] and max(_channels(text["fill"])) > darkest_channel:
+                problems.append(f"{name}: {text['text']!r} is light ({text['fill']})")
+                break
+        problems += [f"{name}: {thinned}" for thinned in figure["thinned"]]
+    return problems
+
+
+def slide_texts(page) -> list[dict]:
+    return page.evaluate(SLIDE_TEXT_JS)
+
+
+def too_wide(page) -> dict:
+    return page.evaluate(OVERFLOW_JS)

@@ -14,6 +14,6 @@ shown = [term for term, text in TERMS.items() if wanted in term.lower() or wante
 if not shown:
     st.info(f"No entry mentions “{md(wanted)}”. Clear the box to see all {len(TERMS)} entries.")
 for term in shown:
-    st.subheader(term, anchor=anchor(term), divider="gray")
+    st.header(term, anchor=anchor(term), divider="gray")
     st.markdown(TERMS[term])
 st.page_link("pages/home.py", label="Back to the start →")

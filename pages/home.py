@@ -2,7 +2,7 @@ import streamlit as st
 
 from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, readouts, whys
-from ui.page import example_sentences, specials_note, step_nav
+from ui.page import example_sentences, sentence_box, specials_note, step_nav
 from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
 
@@ -15,6 +15,7 @@ st.markdown(
 )
 if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
     example_sentences()
+sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
 view = current_view()
 tokens, keys, i = view.labels, view.key_labels, view.token
 weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
@@ -48,12 +49,12 @@ st.caption("Each row is one token looking (its query); each column a token it lo
 specials_note(view)
 parity_badge(view)
 
-st.subheader("Your sentence, as the model splits it")
+st.header("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
 whys.show_tokens(view)
 st.caption(f"{len(tokens)} tokens. Q, K and V come from: {view.label}.")
 
-st.subheader("The four steps")
+st.header("The four steps")
 step_text = [
     ("1 · Query·Key scores", "pages/step1_scores.py",
      "Each token's *query* (what it is looking for) is compared with every token's *key* (what it offers) "

@@ -48,12 +48,14 @@ if not teaching:
 
 labels = describe_heads(weights, tokens, analysis.is_special)
 titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]
+# The sidebar's selected token (among the shown tokens) in the full sequence: a slide's focus view shows its row.
+shown = [j for j in range(len(tokens)) if s.show_special or not analysis.is_special[j]]
 figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
                                      f"Layer {layer}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
-                                     teaching=teaching),
+                                     teaching=teaching, selected=shown[min(s.token, len(shown) - 1)]),
              figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
 
-st.subheader("What the heads do on this sentence")
+st.header("What the heads do on this sentence")
 counts: dict[str, list[int]] = {}
 for h, (name, _) in enumerate(labels):
     counts.setdefault(name, []).append(h)
@@ -66,7 +68,7 @@ st.markdown(
     "head “does nothing” when its pattern does not apply."
 )
 
-st.subheader("Which heads attend alike?")
+st.header("Which heads attend alike?")
 distances = head_distances(weights)
 off = distances + np.eye(len(distances)) * 9
 a, b = np.unravel_index(np.argmin(off), off.shape)
@@ -84,7 +86,7 @@ with right:
         f"the most different: **H{far_a} and H{far_b}** ({distances[far_a, far_b]:.2f})."
     )
 
-st.subheader("From 12 head outputs to one vector per token")
+st.header("From 12 head outputs to one vector per token")
 st.markdown(
     f"Each head's output has {model.d_head} numbers per token; side by side they make the "
     f"{model.d_model}-number concatenation (the columns below come in blocks of {model.d_head}, one per head). "

@@ -27,7 +27,7 @@ st.markdown(score_line)
 
 number = 0
 for group in GROUPS:
-    st.subheader(group)
+    st.header(group)
     for q in (q for q in questions if q.group == group):
         number += 1
         key = answer_key(sentence, q.key)

@@ -43,7 +43,7 @@ for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
                      figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
                      key=f"fig-{name}")
 
-st.subheader(f"One query meets every key: {quote(view.token_label)}")
+st.header(f"One query meets every key: {quote(view.token_label)}")
 # Every key the model compares with, [CLS] and [SEP] included in learned mode (step 3 counts them too).
 me, key_labels = view.base_index, view.base_key_labels
 products, scores = explain.query_meets_keys(view.base.q[me], view.base.k)

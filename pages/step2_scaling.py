@@ -3,7 +3,7 @@ import streamlit as st
 
 from attention import core, explain
 from ui import figures, readouts, whys
-from ui.page import specials_note, step_downloads, step_nav, step_page
+from ui.page import figure_pair, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 2 · Scale the scores by √d_k")
@@ -17,7 +17,7 @@ st.markdown(
     "changes: the order of the scores in a row stays the same, only their spread shrinks. Both pictures "
     f"use the same colours (±{bound:.1f}), so the scaled scores look paler.")
 st.latex(r"\text{scaled}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}}")
-columns = st.columns(2)
+columns = figure_pair(teaching, len(tokens))
 for column, name, matrix, title in ((columns[0], "step2_before", raw_drawn, "Step 1 · raw scores Q·Kᵀ"),
                                     (columns[1], "step2_scaled", scaled_drawn, "Step 2 · scaled Q·Kᵀ/√d_k")):
     with column:
@@ -41,7 +41,7 @@ st.markdown(
 )
 dims = [2, 8, 32, 128, 512, 1024]
 raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
-left, right = st.columns(2)
+left, right = figure_pair(teaching, len(view.key_labels))
 with left:
     figures.show(figures.line_chart(dims, {"q·k": raw_spread, "q·k / √d_k": scaled_spread},
                                     "Spread (standard deviation) of 2,000 random dot products",

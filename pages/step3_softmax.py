@@ -27,10 +27,10 @@ explained_matrix(
 )
 specials_note(view)
 
-st.subheader(f"Reading the row of {quote(view.token_label)}")
+st.header(f"Reading the row of {quote(view.token_label)}")
 st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
 
-st.subheader("The softmax of this row, step by step")
+st.header("The softmax of this row, step by step")
 arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
 base_labels = view.base_labels
 n_all = len(base_labels)
@@ -55,7 +55,7 @@ with right:
         st.markdown(f"The sum runs over all {n_all} tokens the model sees, [CLS] and [SEP] included: they take "
                     f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
 
-st.subheader(f"Where {quote(view.token_label)} looks, as lines")
+st.header(f"Where {quote(view.token_label)} looks, as lines")
 st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
             "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
 figures.show(figures.token_lines(weights, tokens, keys,

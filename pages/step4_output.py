@@ -26,7 +26,7 @@ explained_matrix(
     "step4_output",
 )
 
-st.subheader(f"How the output of {quote(view.token_label)} is built")
+st.header(f"How the output of {quote(view.token_label)} is built")
 keys = view.key_labels
 contributions = explain.weighted_values(view.base.weights[view.base_index], view.base.v)  # [n_all, d_v]
 if not view.is_toy:

@@ -4,6 +4,7 @@ import streamlit as st
 from attention import explain as explain_rows
 from attention.whatif import effect, naive_softmax, variants
 from ui import figures, readouts, tables, whys
+from ui.page import figure_pair
 from ui.state import current_view, parity_badge, steps_for
 from ui.text import pct, quote
 
@@ -68,7 +69,7 @@ elif focus != i:
                 f"({entropy_change[focus]:.2f} bits). " + row_note)
 # One colour range for both outputs, so a change in size shows as a change in colour.
 output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max())) or 1.0
-left, right = st.columns(2)
+left, right = figure_pair(teaching, len(tokens))
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,

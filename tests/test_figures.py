@@ -125,3 +125,99 @@ def test_line_charts_mark_each_point_only_while_points_are_few():
     steps = figures.line_chart(np.arange(301), {"loss": RNG.random(301)}, "t", "step", "loss").to_dict()
     assert layers["data"][0]["mode"] == "lines+markers"
     assert steps["data"][0]["mode"] == "lines"
+
+
+# --- issue 32: every figure's text alternative, slide sizes, the focus view --------------------------------
+
+LONG = [f"w{j}" for j in range(40)]
+LONG_WEIGHTS = RNG.dirichlet(np.ones(40), size=40)
+BUILDERS.update({
+    "focus view, teaching": lambda: figures.matrix_heatmap(LONG_WEIGHTS, LONG, LONG, "t", highlight_row=38,
+                                                           teaching=True),
+    "heads, focus view": lambda: figures.small_multiples([LONG_WEIGHTS] * 12, LONG, [f"H{h}" for h in range(12)],
+                                                         "t", teaching=True, selected=3),
+    "heads, teaching": lambda: figures.small_multiples([WEIGHTS] * 12, TOKENS, [f"H{h}" for h in range(12)], "t",
+                                                       teaching=True, selected=3),
+})
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_every_figure_has_a_text_alternative(name):
+    """A sentence with numbers in it, and a table whose rows each start with their label."""
+    sentence, header, rows = figures.figure_text(BUILDERS[name]())
+    assert re.search(r"\d", sentence) and len(sentence) > 40, sentence
+    assert len(header) >= 2 and len(rows) >= 2
+    assert all(len(row) == len(header) for row in rows), (header, rows[0])
+    page_html = figures.figure_text_html(BUILDERS[name]())
+    assert "<b>" not in page_html and "<i>" not in page_html  # user text is escaped, never markup
+    assert page_html.count("<tr>") == len(rows) + 1
+
+
+def test_the_text_alternative_says_the_numbers_drawn():
+    sentence, header, rows = figures.figure_text(BUILDERS["weights heatmap"]())
+    top = np.unravel_index(WEIGHTS.argmax(), WEIGHTS.shape)
+    assert f"{WEIGHTS.max():.3f}" in sentence and f"row “{TOKENS[top[0]]}”" in sentence
+    assert f"outlined row “{TOKENS[2]}”" in sentence and f"{WEIGHTS[2].max():.3f}" in sentence
+    assert rows[2][1:] == [f"{v:.3f}" for v in WEIGHTS[2]]
+    # A focus view's text is about the rows it draws, and says which they are.
+    sentence, _, rows = figures.figure_text(BUILDERS["focus view, teaching"]())
+    assert "rows 30–40 of 40" in sentence and [row[0] for row in rows] == LONG[29:]
+
+
+def test_a_text_alternative_skips_masked_cells():
+    masked = WEIGHTS.copy()
+    masked[0] = np.nan
+    sentence, _, rows = figures.figure_text(figures.matrix_heatmap(masked, TOKENS, TOKENS, "t", highlight_row=0))
+    assert "nan" not in sentence.lower() and rows[0][1] == "–"
+
+
+def test_slide_text_is_at_least_18_px():
+    """Every size a teaching-mode figure sets: fonts, tick fonts, colour bars, legends, cells, subplot titles."""
+    for name, build in BUILDERS.items():
+        if "teaching" not in name:
+            continue
+        spec = json.loads(plotly.io.to_json(build()))
+
+        def sizes(node):
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    if key == "size" and isinstance(value, (int, float)) and not isinstance(value, bool):
+                        yield value
+                    else:
+                        yield from sizes(value)
+            elif isinstance(node, list):
+                for value in node:
+                    yield from sizes(value)
+        found = [size for part in ("data", "layout") for size in sizes(
+            {k: v for k, v in spec[part].items() if k != "marker"} if isinstance(spec[part], dict) else
+            [{k: v for k, v in trace.items() if k not in ("marker", "line")} for trace in spec[part]])]
+        assert found and min(found) >= 18, (name, sorted(found)[:5])
+
+
+def test_a_long_sentence_gets_a_focus_view_on_a_slide():
+    fig = BUILDERS["focus view, teaching"]()
+    trace = fig._data[0]
+    assert list(trace["y"]) == LONG[29:] and list(trace["x"]) == LONG  # every column kept, 11 rows
+    assert fig._layout["shapes"][0]["y0"] == 38 - 29 - 0.5  # the outline follows the selected row
+    assert fig._layout["yaxis"]["dtick"] == 1 and fig._layout["xaxis"]["dtick"] == 1  # no label thinned
+    # Not on screen (normal mode): every row, plotly may thin.
+    full = figures.matrix_heatmap(LONG_WEIGHTS, LONG, LONG, "t", highlight_row=38)
+    assert len(full._data[0]["y"]) == 40 and "dtick" not in full._layout["yaxis"]
+    heads = BUILDERS["heads, focus view"]()
+    assert len(heads._data) == 1 and list(heads._data[0]["y"]) == [f"H{h}" for h in range(12)]
+    assert np.allclose(heads._data[0]["z"][0], LONG_WEIGHTS[3])
+
+
+def test_a_slide_exports_16_by_9_with_the_whole_sentence():
+    sentence = ("The animal didn't cross the street because it was too tired, and the children who had waited all "
+                "afternoon by the old stone bridge finally walked home.")
+    title = figures.figure_title("Step 3 · attention weights", sentence, "learned weights, layer 0 head 3")
+    slide = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, title, teaching=True)
+    subtitle = slide._layout["title"]["subtitle"]["text"].replace("<br>", " ")
+    assert sentence in subtitle and "…" not in subtitle  # wrapped over lines, never cut
+    screen = figures.matrix_heatmap(WEIGHTS, TOKENS, TOKENS, title)
+    assert "…" in screen._layout["title"]["subtitle"]["text"]  # a screen's narrow figure shortens it
+    for height in (500, 1500):
+        options = figures.download_config("f", teaching=True, height=height)["toImageButtonOptions"]
+        assert options["width"] * 9 == options["height"] * 16 and options["height"] >= max(height, 720)
+    assert "width" not in figures.download_config("f")["toImageButtonOptions"]

@@ -173,4 +173,9 @@ def test_token_chips_under_the_title_select_the_sidebar_token():
     assert chips.value == 0
     chips.set_value(2).run()
     assert not at.exception and at.session_state["token"] == 2
-    assert not run_app("pages/step3_softmax.py", teach=True).get("button_group")  # no chips on slides
+    # A slide keeps the chips, and a compact layer/head row that sets the sidebar's layer and head.
+    slide = run_app("pages/step3_softmax.py", "The cat sat on the mat.", teach=True)
+    layers, heads, tokens = slide.get("button_group")
+    assert [layers.key, heads.key, tokens.key] == ["layer_compact", "head_compact", "token_chips"]
+    heads.set_value(7).run()  # (that the figure follows is checked in Chromium: tests/test_screens.py)
+    assert not slide.exception and slide.session_state["head"] == 7

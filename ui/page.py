@@ -8,7 +8,7 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View, choose_sentence, current_view, parity_badge, shown_tokens, view_again
+from .state import View, choose_sentence, current_view, parity_badge, settings, shown_tokens, view_again
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -26,6 +26,18 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
             st.latex(line)
     with right:
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
+
+
+# A half-width figure on a 1280 px slide holds about this many upright 18 px token labels side by side.
+SLIDE_HALF_WIDTH_LABELS = 20
+
+
+def figure_pair(teaching: bool, n_labels: int):
+    """Two places for two figures: side by side, or stacked on a slide once a half-width figure could not keep
+    every token's label (teaching mode never thins labels)."""
+    if teaching and n_labels > SLIDE_HALF_WIDTH_LABELS:
+        return st.container(), st.container()
+    return tuple(st.columns(2))
 
 
 def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
@@ -81,7 +93,7 @@ header[data-testid="stHeader"] {display: none;}
 /* Text read from the back of a room: larger body text and captions. */
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.25rem; line-height: 1.5;}
-[data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.1rem;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.15rem;}
 </style>"""
 
 
@@ -111,15 +123,92 @@ FORMULA_FONTS_HTML = """<script>
 </script>"""
 
 
+# On every page, in both modes (static CSS, no user text):
+# - captions dark enough to read (Streamlit's own grey, #828180, is 3.9:1 on white; WCAG asks 4.5:1);
+# - a figure's text alternative (figures.show, a collapsed expander) scrolls inside its box when its table is wide;
+# - a phone: nothing wider than the screen; a formula or table wider than its box scrolls inside it.
+BASE_CSS = """<style>
+[data-testid="stCaptionContainer"] {color: #4b5563; opacity: 1;}
+[data-selected="true"] [data-testid="stMarkdownContainer"] p {color: #a4161a;}
+.st-key-sentence_inline_box {display: none;}
+[data-testid="stMain"] .katex-display {overflow-x: auto; overflow-y: hidden; max-width: 100%;}
+.figure-text {overflow-x: auto; max-width: 100%;}
+.figure-text table {font-size: 0.9rem;}
+@media (max-width: 640px) {
+  .st-key-sentence_inline_box {display: block;}
+  [data-testid="stMain"] h1 {font-size: 2rem;}
+  [data-testid="stMain"] h2 {font-size: 1.5rem;}
+  [data-testid="stMain"] h3 {font-size: 1.2rem;}
+  [data-testid="stMain"] [data-testid="stMainBlockContainer"] {padding-left: 0.75rem; padding-right: 0.75rem;}
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] {overflow-wrap: anywhere;}
+  [data-testid="stMain"] [data-testid="stTable"] {overflow-x: auto; max-width: 100%;}
+}
+</style>"""
+
+
+# axe-core's "scrollable-region-focusable": a box that scrolls (a long formula on a narrow screen, a wide table)
+# must be reachable by keyboard, or a keyboard user can never read its hidden part. Any such box in the page gets
+# tabindex=0 and a name; re-checked when the page changes or the window is resized (a formula scrolls only when
+# it is wider than its box). No "<" in the script: Streamlit's HTML sanitizer drops a script with markup-like text.
+SCROLL_FOCUS_HTML = """<script>
+(() => {
+  if (window.__scrollFocus) return;
+  window.__scrollFocus = true;
+  const BOXES = '.katex-display, [data-testid="stTable"], [data-testid="stTable"] div, .figure-text';
+  function mark() {
+    queued = false;
+    document.querySelectorAll(BOXES).forEach((box) => {
+      const scrolls = box.scrollWidth - box.clientWidth > 1 || box.scrollHeight - box.clientHeight > 1;
+      const style = getComputedStyle(box);
+      const scrollable = scrolls && /(auto|scroll)/.test(style.overflowX + style.overflowY);
+      if (scrollable && !box.hasAttribute('tabindex')) {
+        box.setAttribute('tabindex', '0');
+        box.setAttribute('role', 'region');
+        box.dataset.scrollFocus = '1';
+      } else if (!scrollable && box.dataset.scrollFocus) {
+        ['tabindex', 'role', 'aria-label', 'data-scroll-focus'].forEach((name) => box.removeAttribute(name));
+      }
+    });
+    // Numbered in page order: each region's name is unique (axe-core's "landmark-unique").
+    document.querySelectorAll('[data-scroll-focus]').forEach((box, i) => {
+      const name = (box.matches('.katex-display') ? 'formula ' : 'table ') + (i + 1) + ', scrolls';
+      if (box.getAttribute('aria-label') !== name) box.setAttribute('aria-label', name);
+    });
+  }
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  new MutationObserver(later).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', later);
+  later();
+})();
+</script>"""
+
+
 def apply_teaching_layout(teaching: bool) -> None:
-    """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text."""
-    if teaching:
-        st.markdown(TEACHING_CSS, unsafe_allow_html=True)
+    """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text.
+    The page-wide readable styles (BASE_CSS) come with it, in both modes."""
+    css = BASE_CSS.replace("</style>", TEACHING_CSS.replace("<style>", "")) if teaching else BASE_CSS
+    st.markdown(css, unsafe_allow_html=True)  # one <style> block: Markdown reads text after a closing tag
+
+
+def _type_sentence() -> None:
+    """on_change: the page's sentence box sets the sidebar's sentence (one state, two places to type it)."""
+    st.session_state["sentence"] = st.session_state.get("sentence_inline", "")
+
+
+def sentence_box(sentence: str) -> None:
+    """The sentence box on the page itself, shown on narrow screens only (BASE_CSS): on a phone the sidebar hides
+    behind the "»" button, which students do not find."""
+    st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
+    with st.container(key="sentence_inline_box"):
+        st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
+                     help="The same sentence as in the sidebar: change it here or there.")
 
 
 def step_page(title: str) -> View:
     """The top of every step page: its title, the shared view, and the parity badge."""
     st.title(title)
+    sentence_box(settings().sentence)
     view = current_view()
     parity_badge(view)
     token_picker(view)
@@ -214,9 +303,31 @@ def _pick_token() -> None:
         st.session_state["token"] = picked
 
 
+def _pick_layer_head() -> None:
+    """on_change: the slide's compact layer and head controls set the sidebar's (one state, two places)."""
+    for compact, key in (("layer_compact", "layer"), ("head_compact", "head")):
+        if st.session_state.get(compact) is not None:
+            st.session_state[key] = st.session_state[compact]
+
+
+def layer_head_control(view: View) -> None:
+    """Teaching mode: the layer and head as one compact row on the slide itself, so a lecture changes them
+    without opening the sidebar (learned mode only: the toy modes have no layers)."""
+    if not view.settings.teaching or view.is_toy:
+        return
+    st.session_state["layer_compact"] = view.settings.layer
+    st.session_state["head_compact"] = view.settings.head
+    left, right = st.columns([6, 12])
+    left.segmented_control("Layer", list(range(view.model.n_layers)), key="layer_compact",
+                           format_func=lambda layer: f"L{layer}", on_change=_pick_layer_head)
+    right.segmented_control("Head", list(range(view.model.n_heads)), key="head_compact",
+                            format_func=lambda head: f"H{head}", on_change=_pick_layer_head)
+
+
 def token_picker(view: View) -> None:
-    """The sentence's tokens as chips right under the title: click a word to explain its row."""
-    if view.settings.teaching or len(view.tokens) > TOKEN_PICKER_LIMIT:
+    """The sentence's tokens as chips right under the title: click a word to explain its row (on a slide too)."""
+    layer_head_control(view)
+    if len(view.tokens) > TOKEN_PICKER_LIMIT:
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
     st.session_state["token_chips"] = view.token

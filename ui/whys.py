@@ -31,7 +31,7 @@ def _show(whys: Whys, teaching: bool) -> None:
                 st.markdown(f"**{question}** {answer}")
         return
     for question, answer in whys:
-        st.markdown(f"##### {question}")
+        st.markdown(f"### {question}")
         st.markdown(answer)
 
 
@@ -262,7 +262,7 @@ def uniform_spread(steps: core.AttentionSteps) -> tuple[np.ndarray, np.ndarray]:
 def show_whatif(view: View) -> None:
     normal, uniform = uniform_spread(view.base)
     n, teaching = len(view.base_labels), view.settings.teaching
-    st.subheader("What if every weight were the same?")
+    st.header("What if every weight were the same?")
     st.markdown(
         f"With uniform weights each token gives 1/{n} = {1 / n:.3f} to every token, so every output is the same "
         "vector: the average of the values. No token can tell who is asking. The bars show how far each token's "
