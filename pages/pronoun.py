@@ -43,7 +43,7 @@ sentence = st.text_input("Sentence", key="pron_sentence", bind="query-params", m
 st.session_state["_pron_kept"] = sentence
 if s.sentence.strip() and s.sentence != sentence:
     if pr.has_pronoun(s.sentence):
-        st.button(f"Use the sidebar's sentence: {shorten(s.sentence, 60)}", on_click=use_sidebar_sentence,
+        st.button(f"Use the sidebar's sentence: {md(shorten(s.sentence, 60))}", on_click=use_sidebar_sentence,
                   key="pron_use_sidebar")
     else:
         st.caption(f"The sidebar's sentence {quote(shorten(s.sentence, 60))} has no pronoun, so this page uses "
@@ -204,7 +204,8 @@ st.markdown(f"After the last layer, rollout estimates that the vector of {quote(
 st.header("The contrast test: change one word, does the head change its mind?")
 contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
                          value=pr.contrast_partner(sentence), key=f"pron_contrast_{tag}", max_chars=MAX_SENTENCE_CHARS)
-answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], horizontal=True,
+answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], format_func=md,
+                        horizontal=True,
                         key=f"pron_answer_{tag}_{a.position}_{b.position}")
 if contrast.strip() == sentence.strip():
     st.info(f"Edit the contrast sentence: change one word so that {quote(pronoun.text)} means the other "

@@ -7,6 +7,7 @@ same sentence, projection and selected token, already computed.
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -15,10 +16,10 @@ import numpy as np
 import streamlit as st
 
 from attention import core, explain
-from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
-                             allowed_model_choice, models_dir, resolve_model_name)
+from attention.model import (DEFAULT_MODEL, AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
+                             allowed_model_choice, models_dir, pytorch_allowed, resolve_model_name)
 
-from .memory import ByteBudgetCache
+from .memory import ByteBudgetCache, release_free_memory
 from .shared import stored_core_attentions
 from .text import md, plain_small
 
@@ -33,11 +34,14 @@ MODES = {
 }
 D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
 MAX_SENTENCE_CHARS = 10_000
+_LOGGER = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _load_model(name: str) -> AttentionModel:
-    return AttentionModel(name)
+    # The server's own model may need PyTorch (its operator chose it); a visitor's choice only where the operator
+    # allows PyTorch: one bad folder name would otherwise add ~350 MB to the server for good.
+    return AttentionModel(name, allow_torch=name == resolve_model_name(None) or pytorch_allowed())
 
 
 # A failed load is remembered for this long, so every page and rerun says so at once instead of retrying.
@@ -52,9 +56,20 @@ def _model_to_load(name: str | None) -> str:
     return allowed_model_choice(name) if (name or "").strip() else resolve_model_name(None)
 
 
+def load_failure_message(typed: str) -> str:
+    """What a visitor reads when a model does not load: the name they typed and a fixed sentence, never the
+    server's paths or a library's error (those go to the server's log)."""
+    if typed:
+        return (f"The model “{typed[:60]}” is not one this app can read on this server. Choose another folder "
+                "name, or leave the Model field empty to use the bundled all-MiniLM-L6-v2.")
+    return ("The server's model did not load. Whoever runs this server can find the reason in its log (and can "
+            "unset ATTENTION_MODEL to use the bundled all-MiniLM-L6-v2).")
+
+
 def get_model(name: str | None = None) -> AttentionModel:
     """The model, loaded once per process and shared by every session; a failure is remembered a minute."""
-    name = _model_to_load(name)
+    typed = (name or "").strip()
+    name = _model_to_load(name)  # its refusals name only what the visitor typed
     with _failed_loads_lock:
         failed = _failed_loads.get(name)
     if failed and time.monotonic() - failed[0] < FAILED_LOAD_MEMORY_SECONDS:
@@ -62,14 +77,17 @@ def get_model(name: str | None = None) -> AttentionModel:
     try:
         if name in _loaded_models:  # no spinner: each one is two more elements for the browser, every run
             return _load_model(name)
-        with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
+        shown = typed or ("all-MiniLM-L6-v2" if name == DEFAULT_MODEL else "the server's model")
+        with st.spinner(f"Loading the model ({md(shown)}) — the first time takes a few seconds…"):
             model = _load_model(name)
         _loaded_models.add(name)
         return model
     except ModelLoadError as error:
+        _LOGGER.warning("could not load the model %s: %s", name, error)  # the details, for the operator only
+        message = load_failure_message(typed)
         with _failed_loads_lock:
-            _failed_loads[name] = (time.monotonic(), str(error))
-        raise
+            _failed_loads[name] = (time.monotonic(), message)
+        raise ModelLoadError(message) from None
 
 
 def forget_failed_loads() -> None:
@@ -554,10 +572,15 @@ def parity_badge(view: View) -> None:
             f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
             f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")
         if view.model.backend == "numpy":
-            st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
-                        "trained weights. The button runs the original model with PyTorch "
-                        "(sentence-transformers) instead, an independent reference.")
-            pytorch_check_button(view)
+            if pytorch_allowed():
+                st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                            "trained weights. The button runs the original model with PyTorch "
+                            "(sentence-transformers) instead, an independent reference.")
+                pytorch_check_button(view)
+            else:  # PyTorch would stay in the server's memory (+500 MB) after one click
+                st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                            "trained weights. The check against the original model in PyTorch is switched off "
+                            "on this server; whoever runs it can turn it on with ATTENTION_PYTORCH=on.")
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
@@ -583,7 +606,9 @@ def pytorch_check_button(view: View) -> None:
             try:
                 checks[key] = pytorch_gap(view)
             except ModelLoadError as error:
-                st.error(f"PyTorch could not be loaded: {md(str(error))}")
+                _LOGGER.warning("the PyTorch check could not load its model: %s", error)  # details: the log only
+                st.error("PyTorch or the original model could not be loaded on this server, so this check "
+                         "cannot run here.")
     if key in checks:
         gap = checks[key]
         (st.success if gap <= 1e-5 else st.warning)(
