@@ -214,3 +214,36 @@ def test_the_warmup_worker_leaves_within_a_second_of_its_servers_sigkill():
             time.sleep(0.01)
         gone_after = time.monotonic() - killed
     assert gone_after <= 1.0, f"the worker outlived its server by {gone_after:.2f} s"
+
+
+def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monkeypatch):
+    """A well-formed entry whose numbers are NaN (a damaged or tampered file) is not served: the run is trained
+    again and the good result overwrites it."""
+    import dataclasses
+
+    from attention import training
+    from ui import diskcache, shared
+
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path))
+    trainings = []
+    original = training.train
+    monkeypatch.setattr(training, "train", lambda *a, **k: trainings.append(a[0]) or original(*a, **k))
+    main, _ = shared.lab_runs()
+    run = {**main, "steps": 20, "snapshots": (0, 20)}
+    shared.SHARED_RESULTS.clear()
+    try:
+        good = shared.training_run(model, **run)
+        key, stamp = (*shared.training_key(model, **run), model.backend), diskcache.fingerprint(model.path)
+        poisoned = dataclasses.replace(good, losses=[float("nan")] * len(good.losses), final_loss=float("nan"))
+        diskcache.save("training", key, stamp, poisoned)
+        assert diskcache.is_valid(good) and not diskcache.is_valid(poisoned)
+        assert diskcache.load("training", key, stamp) is None  # read back, refused
+        shared.SHARED_RESULTS.clear()  # a restarted server
+        again = shared.training_run(model, **run)
+        assert len(trainings) == 2 and np.isfinite(again.losses).all() and again.losses == good.losses
+        assert diskcache.load("training", key, stamp).losses == good.losses  # the good result replaced it
+        # NaN where the class allows it (an empty group's mean) is kept
+        honest = dataclasses.replace(good, start_row_grad_saturated=float("nan"))
+        assert diskcache.is_valid(honest)
+    finally:
+        shared.SHARED_RESULTS.clear()
