@@ -291,6 +291,30 @@ class AttentionModel:
         with self._lock:
             return self._encode(sentence)[1]
 
+    def read_part(self, sentence: str) -> tuple[str, int]:
+        """The start of the text that the model reads, in whole words, and the whole text's token count
+        ([CLS]/[SEP] included). A text within max_length tokens comes back as it is; a longer one is cut before
+        the first word that does not fit, so its model pass, cache key and every page's work are no larger than
+        what the model reads (a cut inside a word could split its last word differently)."""
+        with self._lock:
+            if self.backend == "numpy":
+                encoding = self._tokenizer.encode(sentence)
+                offsets, word_ids = encoding.offsets, encoding.word_ids
+            else:
+                try:
+                    encoding = self._tokenizer(sentence, add_special_tokens=True, return_offsets_mapping=True,
+                                               verbose=False)
+                    offsets, word_ids = encoding["offset_mapping"], encoding.word_ids(0)
+                except Exception:  # a slow tokenizer has no offsets: the tokenizer's own truncation does the cut
+                    return sentence, len(self._tokenizer(sentence, add_special_tokens=True, verbose=False)["input_ids"])
+        n_tokens = len(offsets)
+        if n_tokens <= self.max_length:
+            return sentence, n_tokens
+        first_out = self.max_length - 1  # [CLS] + max_length - 2 pieces + [SEP]
+        while first_out > 1 and word_ids[first_out] is not None and word_ids[first_out - 1] == word_ids[first_out]:
+            first_out -= 1  # back to the first piece of the word that does not fit
+        return sentence[:offsets[first_out][0]].rstrip(), n_tokens
+
     def _encode(self, sentence: str) -> tuple[list[int], list[str], list[int | None], int]:
         """Token ids, token strings and word ids (truncated to max_length), and the untruncated count."""
         # [UNK] stands for a real piece of the sentence (an emoji, a rare character): it stays a token.

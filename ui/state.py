@@ -7,6 +7,7 @@ same sentence, projection and selected token, already computed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -21,7 +22,7 @@ from attention.model import (DEFAULT_MODEL, AttentionModel, ModelLoadError, Sent
 
 from .memory import ByteBudgetCache, release_free_memory
 from .shared import stored_core_attentions
-from .text import md, plain_small
+from .text import md, plain_small, quote
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 0, head 2: every token looks at the token before it (measured with attention/heads.py
@@ -33,7 +34,9 @@ MODES = {
     "identity": "the textbook toy: Q = K = V = embeddings",
 }
 D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
-MAX_SENTENCE_CHARS = 10_000
+# The model reads at most 256 tokens, about 1,200 characters of English; a box takes 3,000 (the part beyond what
+# the model reads stays in the box, and the page says how much was read).
+MAX_SENTENCE_CHARS = 3_000
 _LOGGER = logging.getLogger(__name__)
 
 
@@ -111,8 +114,13 @@ SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
 
 
 def analysis_of(model: AttentionModel, sentence: str) -> SentenceAnalysis:
-    # Shared read-only by every session (no per-session copy): its arrays cannot be written to.
-    return SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: model.analyze(sentence))
+    # Only the part the model reads is passed on and kept (a 3,000-character text's first ~1,200 characters):
+    # two long texts that start alike share one entry. Shared read-only by every session (no per-session copy).
+    read, n_tokens = model.read_part(sentence)
+    analysis = SENTENCE_CACHE.get_or_compute(("analysis", read, model.name), lambda: model.analyze(read))
+    if n_tokens > analysis.n_tokens:  # the same arrays, with the whole text's length for the page's notice
+        analysis = dataclasses.replace(analysis, truncated=True, n_tokens_before_truncation=n_tokens)
+    return analysis
 
 
 def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
@@ -127,7 +135,7 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
 
 def _core_attentions_of(model: AttentionModel, sentence: str) -> np.ndarray:
     analysis = analysis_of(model, sentence)  # first, outside: a computation may not wait on the cache
-    return SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name),
+    return SENTENCE_CACHE.get_or_compute(("core attentions", analysis.sentence, model.name),
                                          lambda: stored_core_attentions(model, analysis))
 
 
@@ -517,7 +525,7 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     if analysis.truncated:
         st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
                    f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
-                   f"are used.")
+                   f"are used, up to {quote('…' + analysis.sentence[-40:].lstrip())}.")
     return model, analysis
 
 
@@ -623,11 +631,24 @@ LONG_INPUT_CHARS = 600
 _long_input_runs = threading.BoundedSemaphore(1)
 
 
+def typed_texts() -> list[str]:
+    """Every text this session's page run may read: the sidebar's sentence and the pronoun page's own boxes (from
+    the link on a first visit)."""
+    state = st.session_state
+    texts = [state.get("sentence"), state.get("pron_sentence"), st.query_params.get("pron_sentence")]
+    texts += [value for key, value in state.items() if str(key).startswith("pron_contrast_")]
+    return [text for text in texts if isinstance(text, str)]
+
+
 @contextlib.contextmanager
-def long_input_slot(sentence: str):
-    """Around a page run (app.py): wait for the turn if the sentence is long."""
-    if len(sentence or "") < LONG_INPUT_CHARS:
+def long_input_slot(*texts: str):
+    """Around a page run (app.py): wait for the turn if any text is long, and hand the run's freed memory back
+    to the system after it (a long run's temporary arrays are tens of MB)."""
+    if max((len(text or "") for text in texts), default=0) < LONG_INPUT_CHARS:
         yield
         return
     with _long_input_runs:
-        yield
+        try:
+            yield
+        finally:
+            release_free_memory()
