@@ -247,3 +247,58 @@ def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monke
         assert diskcache.is_valid(honest)
     finally:
         shared.SHARED_RESULTS.clear()
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists() and not os.environ.get("CI"),
+                    reason="Debian's Chromium is not installed")
+@pytest.mark.parametrize("name", ["pronoun", "step3", "compare", "quiz"])
+def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, browser, name):
+    """The issue's shared link: `?sentence=… ![i](http://host/p.png)` made every visitor's browser fetch the
+    image. In Chromium, no request leaves for the hostile host, no <img>/<a> points there, the text shows as
+    typed. On the pronoun page the box holds the page's own example, so the sidebar's sentence is in a button."""
+    import urllib.parse
+
+    from devtools.browser import PAGES, wait_for_page
+
+    query = {"sentence": HOSTILE}
+    if name == "pronoun":
+        query["pron_sentence"] = "A dog ate the food because it was hungry."
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    hostile_requests = []
+    page.on("request", lambda r: hostile_requests.append(r.url) if "evil.test" in r.url else None)
+    try:
+        page.goto(f"{server}/{PAGES[name]}?{urllib.parse.urlencode(query)}")
+        wait_for_page(page, figures=name != "quiz")
+        page.wait_for_timeout(1000)
+        assert not hostile_requests
+        assert page.locator('img[src*="evil.test"], a[href*="evil.test"], [data-testid="stException"]').count() == 0
+        assert page.locator("b", has_text="bold").count() == 0
+        if name == "pronoun":
+            button = page.get_by_role("button", name="Use the sidebar's sentence")
+            assert "![i](http://evil.test/p.png)" in button.inner_text()
+        page.screenshot(path=str(ROOT_SHOTS / f"hostile_{name}.png"), full_page=False)
+    finally:
+        context.close()
+
+
+ROOT_SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+ROOT_SHOTS.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_a_session_keeps_no_model_pass_once_the_cache_lets_it_go(page):
+    """What Streamlit keeps of a session (its callbacks and format functions, two minutes after the tab
+    closes) must not hold the page's namespace: five visitors' long texts on the pronoun page kept ~250 MB."""
+    import gc
+
+    from attention.model import SentenceAnalysis
+
+    text = "The dog chased the cat because it was hungry, said the teacher. " * 40  # beyond 256 tokens
+    at = run_app(page, text, compare_a=text[:500], compare_b="The cat was hungry too.")
+    assert not at.exception, at.exception
+    ui.state.SENTENCE_CACHE.clear()
+    gc.unfreeze()  # the app hides what is alive after its heavy imports from the collector: look there too
+    gc.collect()
+    kept = [o for o in gc.get_objects() if type(o) is SentenceAnalysis]
+    assert not kept, [o.sentence[:40] for o in kept]

@@ -336,6 +336,23 @@ def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = N
     state["_token_for"] = (sentence, bool(state.get("special", False)))
 
 
+# Callbacks and format functions handed to Streamlit live here, not in a page: Streamlit keeps them with the
+# session (two minutes after its tab closes), and a function defined in a page script holds the page's whole
+# namespace, its model passes and figures included (5 visitors' long texts on the pronoun page kept ~250 MB).
+def keep_widget_value(store: str, widget_key: str) -> None:
+    """Copy a widget's value into a dict of the session (a page's answers outlive its widgets)."""
+    st.session_state.setdefault(store, {})[widget_key] = st.session_state[widget_key]
+
+
+def open_head_in_steps(sentence: str, layer: int, head: int, token: int, goto: str) -> None:
+    """Show one learned head for a sentence in the step pages, its token selected and [CLS]/[SEP] shown."""
+    st.session_state["mode"] = "learned"
+    st.session_state["layer"] = layer
+    st.session_state["head"] = head
+    choose_sentence(sentence, token, show_special=True)
+    st.session_state["_goto"] = goto
+
+
 def _link_token(token: int) -> None:
     """The selected token's index in the link (absent for token 0, like every other default)."""
     if token:
