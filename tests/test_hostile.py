@@ -302,3 +302,18 @@ def test_a_session_keeps_no_model_pass_once_the_cache_lets_it_go(page):
     gc.collect()
     kept = [o for o in gc.get_objects() if type(o) is SentenceAnalysis]
     assert not kept, [o.sentence[:40] for o in kept]
+
+
+@pytest.mark.parametrize("text", ["word " * 600, " ".join(f"teacher{j}x{j}" for j in range(300)),
+                                  "The dog ran because it was late. " * 60, "I am good."])
+def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
+    read, n_tokens = model.read_part(text)
+    full, part = model.analyze(text), model.analyze(read)
+    assert text.startswith(read) and n_tokens == full.n_tokens_before_truncation and not part.truncated
+    # whole words only: the same pieces as the start of the whole text's pass, and the same attention
+    assert part.tokens[:-1] == full.tokens[:part.n_tokens - 1]
+    assert read == text or part.n_tokens > model.max_length - 12  # at most one long word less
+    shown = ui.state.analysis_of(model, text)
+    assert shown.sentence == read and shown.truncated == (read != text)
+    if read != text:
+        assert shown.n_tokens_before_truncation == n_tokens
