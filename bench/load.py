@@ -124,7 +124,9 @@ class Student:
         import websockets
 
         ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
-        self.socket = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**27)
+        # No keepalive pings: a server busy importing PyTorch answers them late, and a browser would wait too.
+        self.socket = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**27,
+                                               ping_interval=None, open_timeout=120)
         return self
 
     async def __aexit__(self, *exc):
@@ -228,10 +230,15 @@ async def ordinary_visitor(url: str, index: int, until: float, latencies: list[f
     request = 0
     while time.perf_counter() < until:
         page = ["step1_scores", "step3_softmax", "step4_output", ""][request % 4] if request else "step1_scores"
-        async with Student(url, page) as student:
-            latencies.append(await student.run({"sentence": "I am good." if request % 2 == 0 else
-                                                sentence(index, request)}))
-            exceptions.extend(student.exceptions)
+        started = time.perf_counter()
+        try:
+            async with Student(url, page) as student:
+                latencies.append(await student.run({"sentence": "I am good." if request % 2 == 0 else
+                                                    sentence(index, request)}))
+                exceptions.extend(student.exceptions)
+        except Exception as error:  # the server did not answer at all: counted as that long, and said
+            latencies.append(time.perf_counter() - started)
+            exceptions.append(f"ordinary student {index}: {type(error).__name__}: {str(error)[:80]}")
         request += 1
         await asyncio.sleep(pause.uniform(0.5 * think, 1.5 * think))
 
