@@ -4,7 +4,6 @@ PyTorch only where allowed, the warm-up worker leaves with its server, a bad dis
 import os
 import re
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
