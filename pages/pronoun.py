@@ -5,8 +5,10 @@ import streamlit as st
 
 from attention import core
 from attention import pronoun as pr
+from attention.model import SentenceError
 from ui import figures, shared, tables
-from ui.state import MAX_SENTENCE_CHARS, analyze, choose_sentence, core_attentions, model_or_stop, settings
+from ui.state import (MAX_SENTENCE_CHARS, analyze, core_attentions, model_or_stop, open_head_in_steps,
+                      settings)
 from ui.text import md, pct, plain_small, quote, shorten
 
 DEFAULT = shared.PRONOUN_DEFAULT
@@ -35,15 +37,12 @@ elif sidebar_seen is not None and sidebar_seen != s.sentence and pr.has_pronoun(
     st.session_state["pron_sentence"] = s.sentence
 
 
-def use_sidebar_sentence():
-    st.session_state["pron_sentence"] = st.session_state["_pron_sidebar_seen"]
-
-
 sentence = st.text_input("Sentence", key="pron_sentence", bind="query-params", max_chars=MAX_SENTENCE_CHARS)
 st.session_state["_pron_kept"] = sentence
 if s.sentence.strip() and s.sentence != sentence:
     if pr.has_pronoun(s.sentence):
-        st.button(f"Use the sidebar's sentence: {shorten(s.sentence, 60)}", on_click=use_sidebar_sentence,
+        st.button(f"Use the sidebar's sentence: {md(shorten(s.sentence, 60))}", on_click=st.session_state.__setitem__,
+                  args=("pron_sentence", s.sentence),
                   key="pron_use_sidebar")
     else:
         st.caption(f"The sidebar's sentence {quote(shorten(s.sentence, 60))} has no pronoun, so this page uses "
@@ -53,7 +52,7 @@ if not sentence.strip():
     st.stop()
 try:
     analysis = analyze(sentence, s.model_name or None)
-except Exception as error:  # SentenceError and friends: say what to type
+except SentenceError as error:  # our own sentence: says what to type (never a library's message)
     st.info(md(str(error)))
     st.stop()
 if analysis.truncated:
@@ -78,12 +77,12 @@ selectable = [i for i, w in enumerate(words) if any(c.isalnum() for c in w.text)
 word_labels = [f"{w.text} (#{i})" for i, w in enumerate(words)]
 left, right = st.columns(2)
 pronoun_index = left.selectbox("Pronoun", selectable, index=selectable.index(choice.pronoun),
-                               format_func=lambda i: word_labels[i], key=f"pron_word_{tag}")
+                               format_func=word_labels.__getitem__, key=f"pron_word_{tag}")
 if pronoun_index != choice.pronoun:
     choice = pr.choose(sentence, words, pronoun=pronoun_index)
 chosen = right.multiselect("Candidates it could refer to (two or more; the first one is called candidate A below)",
                            [i for i in selectable if i != pronoun_index], default=list(choice.pair),
-                           format_func=lambda i: word_labels[i], key=f"pron_candidates_{tag}_{pronoun_index}",
+                           format_func=word_labels.__getitem__, key=f"pron_candidates_{tag}_{pronoun_index}",
                            max_selections=6)
 pronoun = words[pronoun_index]
 if len(choice.pair) < 2 and len(chosen) < 2:
@@ -162,15 +161,8 @@ st.caption(f"In this head {quote(pronoun.text)} gives {quote(a.text)} {pct(verdi
            "add up).")
 
 
-def open_in_steps():
-    st.session_state["mode"] = "learned"
-    st.session_state["layer"] = layer
-    st.session_state["head"] = head
-    choose_sentence(sentence, pronoun.position, show_special=True)
-    st.session_state["_goto"] = "pages/step3_softmax.py"
-
-
-c3.button("Open this head in the four step pages →", on_click=open_in_steps, key="pron_open")
+c3.button("Open this head in the four step pages →", on_click=open_head_in_steps, key="pron_open",
+          args=(sentence, layer, head, pronoun.position, "pages/step3_softmax.py"))
 if st.session_state.pop("_goto", None):
     # An empty dict, not None: Streamlit refuses to clear URL values that widgets are bound to; the
     # bound widgets write the new view into the URL themselves.
@@ -210,7 +202,8 @@ st.markdown(f"After the last layer, rollout estimates that the vector of {quote(
 st.header("The contrast test: change one word, does the head change its mind?")
 contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
                          value=pr.contrast_partner(sentence), key=f"pron_contrast_{tag}", max_chars=MAX_SENTENCE_CHARS)
-answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], horizontal=True,
+answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], format_func=md,
+                        horizontal=True,
                         key=f"pron_answer_{tag}_{a.position}_{b.position}")
 if contrast.strip() == sentence.strip():
     st.info(f"Edit the contrast sentence: change one word so that {quote(pronoun.text)} means the other "

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from attention.questions import GROUPS, PAGE_TITLES, answer_key, model_answer, quiz, score, verdict
-from ui.state import current_view
+from ui.state import current_view, keep_widget_value
 from ui.text import md, quote
 
 st.title("Check yourself")
@@ -14,10 +14,6 @@ sentence = view.settings.sentence
 # Answers live outside the widgets too: Streamlit forgets a widget's value when its page is left, and a
 # student who reads a step page and comes back should find their answers.
 saved = st.session_state.setdefault("quiz_answers", {})
-
-
-def remember(widget_key: str) -> None:
-    saved[widget_key] = st.session_state[widget_key]
 
 
 choices = {q.key: saved.get(answer_key(sentence, q.key)) for q in questions}
@@ -37,7 +33,7 @@ for group in GROUPS:
             st.markdown(f"**{number}. {q.text}**")
             if q.options is not None:
                 choice = st.radio("Your answer", q.shuffled_options(), index=None, key=key,
-                                  label_visibility="collapsed", on_change=remember, args=(key,))
+                                  label_visibility="collapsed", on_change=keep_widget_value, args=("quiz_answers", key))
                 done = choice is not None
                 if done:
                     result = verdict(q, choice)
@@ -45,7 +41,7 @@ for group in GROUPS:
             else:
                 written = st.text_area("Your answer", key=key, max_chars=1000, height=68,
                                        placeholder="Write your answer, then press Ctrl+Enter to compare.",
-                                       on_change=remember, args=(key,))
+                                       on_change=keep_widget_value, args=("quiz_answers", key))
                 done = bool(written.strip())
                 if done:
                     st.info(model_answer(q))

@@ -39,7 +39,7 @@ st.markdown(
 
 left, middle, right = st.columns(3)
 task = left.selectbox("Task", list(training.TASKS), key="train_task",
-                      format_func=lambda t: f"{t}: {training.TASKS[t]}")
+                      format_func={t: f"{t}: {d}" for t, d in training.TASKS.items()}.__getitem__)
 d_k = middle.select_slider("d_k (length of each query/key)", D_K_OPTIONS, value=32, key="train_dk")
 scaled = right.toggle("Divide scores by √d_k", value=True, key="train_scaled")
 seed = 0

@@ -45,8 +45,8 @@ st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
 
 # The options are positions, not names: the temperature variant's name carries the slider's value, and a
 # radio whose option changes forgets the choice (the variants always come in the same order).
-position = st.radio("Compare with normal", range(1, len(names)), format_func=lambda j: labels[names[j]],
-                    horizontal=True, key="lab_variant")
+position = st.radio("Compare with normal", range(1, len(names)),
+                    format_func=[labels[name] for name in names].__getitem__, horizontal=True, key="lab_variant")
 choice = names[position]
 run = runs[choice]
 st.caption("**Temperature** is one number every score is divided by before softmax: above 1 it flattens each row, "

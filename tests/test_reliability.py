@@ -93,7 +93,7 @@ def test_sentence_caches_stay_under_the_byte_budget(model, monkeypatch):
     try:
         for sentence in sentences:
             analysis = ui.state.analyze(sentence)
-            assert analysis.sentence == sentence
+            assert analysis.sentence == model.read_part(sentence)[0]  # the part the model reads is passed on
             ui.state.core_attentions(sentence)
             assert ui.state.SENTENCE_CACHE.total_bytes <= budget
         held, _peak = tracemalloc.get_traced_memory()

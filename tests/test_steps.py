@@ -91,7 +91,8 @@ def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads():
     assert "✓ The same numbers as the model" in text_of(normal)
 
 
-def test_pytorch_button_reports_the_measured_difference(reference):
+def test_pytorch_button_reports_the_measured_difference(reference, monkeypatch):
+    monkeypatch.setenv("ATTENTION_PYTORCH", "on")  # the server's operator allows PyTorch (off by default)
     at = run_app("pages/step3_softmax.py", LONG, layer=1, head=8)
     at.button(key="pytorch-check").click().run()
     assert not at.exception, at.exception

@@ -165,6 +165,32 @@ def from_arrays(arrays, layout: dict, prefix: str = "") -> Any:
     return cls(**values)
 
 
+# Numbers that may honestly be NaN or infinite in a stored value; every other number must be finite. A mean over
+# an empty group is NaN; a run that diverged (its loss became infinite) may hold anything after that step.
+MAY_BE_NONFINITE: dict[str, Callable[[Any], set[str]]] = {
+    "TrainingRun": lambda run: ({f.name for f in dataclasses.fields(run)} if run.diverged
+                                else {"start_row_grad_saturated", "start_row_grad_other"}),
+}
+
+
+def _all_finite(item: Any) -> bool:
+    if isinstance(item, dict):
+        return all(_all_finite(v) for v in item.values())
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return is_valid(item)
+    if isinstance(item, (float, np.floating, np.ndarray, list)):
+        array = np.asarray(item)
+        return not np.issubdtype(array.dtype, np.number) or bool(np.isfinite(array).all())
+    return True
+
+
+def is_valid(value: Any) -> bool:
+    """Every number of a stored value finite, except where its class allows otherwise (MAY_BE_NONFINITE): a file
+    read back well-formed may still hold NaN ("The loss starts at nan"), which must be computed again instead."""
+    allowed = MAY_BE_NONFINITE.get(type(value).__name__, lambda _: set())(value)
+    return all(_all_finite(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name not in allowed)
+
+
 def load(kind: str, key: tuple, stamp: str) -> Any | None:
     """The stored value for key, or None (none stored, no folder, or a file that does not read back)."""
     folder = cache_folder()
@@ -178,6 +204,9 @@ def load(kind: str, key: tuple, stamp: str) -> Any | None:
                 return None
             value = from_arrays({name: stored[name] for name in stored.files if name != "__meta__"},
                                 meta["layout"])
+        if not is_valid(value):
+            _LOGGER.warning("%s holds a number that must be finite and is not; computing it instead", path)
+            return None
         os.utime(path)  # its modification time is its last use: the least recently used leave first
         return value
     except FileNotFoundError:

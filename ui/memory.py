@@ -86,7 +86,7 @@ class ByteBudgetCache:
     """
 
     def __init__(self, budget_bytes: int, max_computing: int = 2, large_bytes: int = 4 * 2**20,
-                 large_idle_seconds: float = 60.0, clock: Callable[[], float] = time.monotonic,
+                 large_idle_seconds: float = 20.0, clock: Callable[[], float] = time.monotonic,
                  max_entries: int | None = None):
         self.budget_bytes, self.max_entries = budget_bytes, max_entries
         # A value this large is one student's long text, which nobody else will ask for: after this long
@@ -188,7 +188,7 @@ def limit_malloc_arenas(arenas: int = MALLOC_ARENAS) -> None:
         pass
 
 
-def start_memory_trimmer(interval_seconds: float = 20.0) -> None:
+def start_memory_trimmer(interval_seconds: float = 10.0) -> None:
     """Once per process, every interval: drop the caches' idle long texts and hand freed memory back to the
     system (an idle server shrinks).
 

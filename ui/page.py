@@ -9,6 +9,7 @@ import streamlit as st
 
 from . import figures
 from .state import View, choose_sentence, current_view, parity_badge, settings, shown_tokens, view_again
+from .text import md
 
 
 def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
@@ -335,4 +336,4 @@ def token_picker(view: View) -> None:
     # tab's life: the labels, not the view.
     labels = list(view.labels)
     st.pills("Click a token to follow its row", list(range(len(labels))), key="token_chips",
-             format_func=lambda j: labels[j], on_change=_pick_token)
+             format_func=lambda j: md(labels[j]), on_change=_pick_token)  # pills render Markdown

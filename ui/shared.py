@@ -160,8 +160,10 @@ def start_warmup(model: AttentionModel) -> None:
             with tempfile.TemporaryFile() as worker_log:
                 # A session of its own (start_new_session): its own scheduling group, see ui/warmup.py. No
                 # preexec_fn: a function run between fork and exec is unsafe in a server with threads.
-                worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", model.name], cwd=_ROOT,
-                                          stdout=subprocess.PIPE, stderr=worker_log, start_new_session=True)
+                # Its standard input is a pipe nobody writes to: its end tells the worker the server is gone.
+                worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", model.name, str(os.getpid())],
+                                          cwd=_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=worker_log, start_new_session=True)
                 deadline = threading.Timer(WORKER_TIMEOUT_SECONDS, worker.kill)
                 deadline.start()
                 try:
@@ -172,6 +174,7 @@ def start_warmup(model: AttentionModel) -> None:
                             except EOFError:
                                 break
                             _store(model, kind, key, value)
+                    worker.stdin.close()
                     if worker.wait() != 0:
                         worker_log.seek(0)
                         raise RuntimeError(f"warm-up worker exited with {worker.returncode}: "

@@ -7,6 +7,8 @@ same sentence, projection and selected token, already computed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import logging
 import threading
 import time
 from dataclasses import dataclass, field
@@ -15,13 +17,13 @@ import numpy as np
 import streamlit as st
 
 from attention import core, explain
-from attention.model import (AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
-                             allowed_model_choice, models_dir, resolve_model_name)
+from attention.model import (DEFAULT_MODEL, AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError,
+                             allowed_model_choice, models_dir, pytorch_allowed, resolve_model_name)
 
 from .labels import unique_labels
-from .memory import ByteBudgetCache
+from .memory import ByteBudgetCache, release_free_memory
 from .shared import stored_core_attentions
-from .text import md, plain_small
+from .text import md, plain_small, quote
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 1, head 8: chosen by measuring all 72 heads on the default sentence with attention/heads.py
@@ -42,12 +44,17 @@ MODES = {
     "identity": "the textbook toy: Q = K = V = embeddings",
 }
 D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
-MAX_SENTENCE_CHARS = 10_000
+# The model reads at most 256 tokens, about 1,200 characters of English; a box takes 3,000 (the part beyond what
+# the model reads stays in the box, and the page says how much was read).
+MAX_SENTENCE_CHARS = 3_000
+_LOGGER = logging.getLogger(__name__)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _load_model(name: str) -> AttentionModel:
-    return AttentionModel(name)
+    # The server's own model may need PyTorch (its operator chose it); a visitor's choice only where the operator
+    # allows PyTorch: one bad folder name would otherwise add ~350 MB to the server for good.
+    return AttentionModel(name, allow_torch=name == resolve_model_name(None) or pytorch_allowed())
 
 
 # A failed load is remembered for this long, so every page and rerun says so at once instead of retrying.
@@ -62,9 +69,20 @@ def _model_to_load(name: str | None) -> str:
     return allowed_model_choice(name) if (name or "").strip() else resolve_model_name(None)
 
 
+def load_failure_message(typed: str) -> str:
+    """What a visitor reads when a model does not load: the name they typed and a fixed sentence, never the
+    server's paths or a library's error (those go to the server's log)."""
+    if typed:
+        return (f"The model “{typed[:60]}” is not one this app can read on this server. Choose another folder "
+                "name, or leave the Model field empty to use the bundled all-MiniLM-L6-v2.")
+    return ("The server's model did not load. Whoever runs this server can find the reason in its log (and can "
+            "unset ATTENTION_MODEL to use the bundled all-MiniLM-L6-v2).")
+
+
 def get_model(name: str | None = None) -> AttentionModel:
     """The model, loaded once per process and shared by every session; a failure is remembered a minute."""
-    name = _model_to_load(name)
+    typed = (name or "").strip()
+    name = _model_to_load(name)  # its refusals name only what the visitor typed
     with _failed_loads_lock:
         failed = _failed_loads.get(name)
     if failed and time.monotonic() - failed[0] < FAILED_LOAD_MEMORY_SECONDS:
@@ -72,14 +90,17 @@ def get_model(name: str | None = None) -> AttentionModel:
     try:
         if name in _loaded_models:  # no spinner: each one is two more elements for the browser, every run
             return _load_model(name)
-        with st.spinner(f"Loading the model ({md(name)}) — the first time takes a few seconds…"):
+        shown = typed or ("all-MiniLM-L6-v2" if name == DEFAULT_MODEL else "the server's model")
+        with st.spinner(f"Loading the model ({md(shown)}) — the first time takes a few seconds…"):
             model = _load_model(name)
         _loaded_models.add(name)
         return model
     except ModelLoadError as error:
+        _LOGGER.warning("could not load the model %s: %s", name, error)  # the details, for the operator only
+        message = load_failure_message(typed)
         with _failed_loads_lock:
-            _failed_loads[name] = (time.monotonic(), str(error))
-        raise
+            _failed_loads[name] = (time.monotonic(), message)
+        raise ModelLoadError(message) from None
 
 
 def forget_failed_loads() -> None:
@@ -103,8 +124,13 @@ SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
 
 
 def analysis_of(model: AttentionModel, sentence: str) -> SentenceAnalysis:
-    # Shared read-only by every session (no per-session copy): its arrays cannot be written to.
-    return SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: model.analyze(sentence))
+    # Only the part the model reads is passed on and kept (a 3,000-character text's first ~1,200 characters):
+    # two long texts that start alike share one entry. Shared read-only by every session (no per-session copy).
+    read, n_tokens = model.read_part(sentence)
+    analysis = SENTENCE_CACHE.get_or_compute(("analysis", read, model.name), lambda: model.analyze(read))
+    if n_tokens > analysis.n_tokens:  # the same arrays, with the whole text's length for the page's notice
+        analysis = dataclasses.replace(analysis, truncated=True, n_tokens_before_truncation=n_tokens)
+    return analysis
 
 
 def _analyze(sentence: str, model_name: str) -> SentenceAnalysis:
@@ -119,7 +145,7 @@ def analyze(sentence: str, model_name: str | None = None) -> SentenceAnalysis:
 
 def _core_attentions_of(model: AttentionModel, sentence: str) -> np.ndarray:
     analysis = analysis_of(model, sentence)  # first, outside: a computation may not wait on the cache
-    return SENTENCE_CACHE.get_or_compute(("core attentions", sentence, model.name),
+    return SENTENCE_CACHE.get_or_compute(("core attentions", analysis.sentence, model.name),
                                          lambda: stored_core_attentions(model, analysis))
 
 
@@ -336,6 +362,23 @@ def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = N
         state["special"] = show_special
     state["token"] = token
     state["_token_for"] = (sentence, bool(state.get("special", False)))
+
+
+# Callbacks and format functions handed to Streamlit live here, not in a page: Streamlit keeps them with the
+# session (two minutes after its tab closes), and a function defined in a page script holds the page's whole
+# namespace, its model passes and figures included (5 visitors' long texts on the pronoun page kept ~250 MB).
+def keep_widget_value(store: str, widget_key: str) -> None:
+    """Copy a widget's value into a dict of the session (a page's answers outlive its widgets)."""
+    st.session_state.setdefault(store, {})[widget_key] = st.session_state[widget_key]
+
+
+def open_head_in_steps(sentence: str, layer: int, head: int, token: int, goto: str) -> None:
+    """Show one learned head for a sentence in the step pages, its token selected and [CLS]/[SEP] shown."""
+    st.session_state["mode"] = "learned"
+    st.session_state["layer"] = layer
+    st.session_state["head"] = head
+    choose_sentence(sentence, token, show_special=True)
+    st.session_state["_goto"] = goto
 
 
 def _link_token(token: int) -> None:
@@ -555,7 +598,7 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     if analysis.truncated:
         st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
                    f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
-                   f"are used.")
+                   f"are used, up to {quote('…' + analysis.sentence[-40:].lstrip())}.")
     return model, analysis
 
 
@@ -610,10 +653,15 @@ def parity_badge(view: View) -> None:
             f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
             f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")
         if view.model.backend == "numpy":
-            st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
-                        "trained weights. The button runs the original model with PyTorch "
-                        "(sentence-transformers) instead, an independent reference.")
-            pytorch_check_button(view)
+            if pytorch_allowed():
+                st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                            "trained weights. The button runs the original model with PyTorch "
+                            "(sentence-transformers) instead, an independent reference.")
+                pytorch_check_button(view)
+            else:  # PyTorch would stay in the server's memory (+500 MB) after one click
+                st.markdown("Here the model itself runs as a short numpy program (attention/bert.py) with its own "
+                            "trained weights. The check against the original model in PyTorch is switched off "
+                            "on this server; whoever runs it can turn it on with ATTENTION_PYTORCH=on.")
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
@@ -639,7 +687,9 @@ def pytorch_check_button(view: View) -> None:
             try:
                 checks[key] = pytorch_gap(view)
             except ModelLoadError as error:
-                st.error(f"PyTorch could not be loaded: {md(str(error))}")
+                _LOGGER.warning("the PyTorch check could not load its model: %s", error)  # details: the log only
+                st.error("PyTorch or the original model could not be loaded on this server, so this check "
+                         "cannot run here.")
     if key in checks:
         gap = checks[key]
         (st.success if gap <= 1e-5 else st.warning)(
@@ -654,11 +704,24 @@ LONG_INPUT_CHARS = 600
 _long_input_runs = threading.BoundedSemaphore(1)
 
 
+def typed_texts() -> list[str]:
+    """Every text this session's page run may read: the sidebar's sentence and the pronoun page's own boxes (from
+    the link on a first visit)."""
+    state = st.session_state
+    texts = [state.get("sentence"), state.get("pron_sentence"), st.query_params.get("pron_sentence")]
+    texts += [value for key, value in state.items() if str(key).startswith("pron_contrast_")]
+    return [text for text in texts if isinstance(text, str)]
+
+
 @contextlib.contextmanager
-def long_input_slot(sentence: str):
-    """Around a page run (app.py): wait for the turn if the sentence is long."""
-    if len(sentence or "") < LONG_INPUT_CHARS:
+def long_input_slot(*texts: str):
+    """Around a page run (app.py): wait for the turn if any text is long, and hand the run's freed memory back
+    to the system after it (a long run's temporary arrays are tens of MB)."""
+    if max((len(text or "") for text in texts), default=0) < LONG_INPUT_CHARS:
         yield
         return
     with _long_input_runs:
-        yield
+        try:
+            yield
+        finally:
+            release_free_memory()

