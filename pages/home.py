@@ -2,9 +2,10 @@ import streamlit as st
 
 from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, whys
-from ui.page import example_sentences, specials_note, step_nav
+from ui.page import example_sentences, specials_note, step_nav, token_picker
 from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
+from ui.walkthrough import show_walkthrough
 
 st.title("Self-attention, step by step")
 st.markdown(
@@ -25,6 +26,8 @@ top = [j for j in order[:4] if row[j] >= 0.01] or [order[0]]
 focus = ", ".join(f"{pct(row[j])} on {quote(keys[j]) if j != i else 'itself'}" for j in top)
 st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
             f"{focus}." + ("" if view.settings.teaching else " Pick another token in the sidebar."))
+st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
+            "becoming weights and its output, frame by frame, with the live numbers.")
 if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
     (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
     if pattern in PATTERN_WORDS:
@@ -49,6 +52,9 @@ st.caption("Each row is one token looking (its query); each column a token it lo
            "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
 specials_note(view)
 parity_badge(view)
+
+token_picker(view)
+show_walkthrough(view)
 
 st.subheader("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
