@@ -13,6 +13,7 @@ import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io
 
 from attention.walkthrough import Frame, Walkthrough, walk_through
 
@@ -106,8 +107,8 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
         elif frame.kind == "scaled":
             c = single[int(np.argmax(np.abs(raw_columns[single])))]
             raw_row, scaled_row = walk.raw, walk.scaled
-            lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: {_num(raw_columns[c])} "
-                         f"becomes {_num(raw_columns[c] / walk.scale)} for {_who(c, columns, query_column)}. The order "
+            lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
+                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for {_who(c, columns, query_column)}. The order "
                          f"stays; the range {_num(raw_row.max() - raw_row.min())} shrinks to "
                          f"{_num(scaled_row.max() - scaled_row.min())}.")
         elif frame.kind == "exp":
@@ -251,8 +252,8 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
 
 def _board(text: str, sizes: dict) -> dict:
     """Big writing in the top panel's place, for the frames that have no vector to show."""
-    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": sum(PANEL_DOMAINS["vector"]) / 2, "xanchor": "center",
-            "yanchor": "middle", "showarrow": False, "font": {"size": sizes["title"] + 4, "color": TICK_COLOUR}}
+    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": sum(PANEL_DOMAINS["vector"]) / 2,
+            "xanchor": "center", "yanchor": "middle", "showarrow": False, "font": {"size": sizes["title"] + 4, "color": TICK_COLOUR}}
 
 
 def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int,
@@ -331,10 +332,19 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     return _with_frames(_figure(traces, title, teaching, height, **layout), frames)
 
 
+class _UncheckedFrame:
+    """A frame plotly serialises as it is (Figure.to_dict reads each frame's _props). plotly.Figure validates
+    frames even when told not to: ~110 ms per walk-through, more than the page's model pass. tests/
+    test_walkthrough.py validates the whole spec, frames included."""
+
+    def __init__(self, props: dict):
+        self._props = props
+
+
 def _with_frames(fig: go.Figure, frames: list[dict]) -> go.Figure:
-    """The figure with its animation frames, still unvalidated (as every figure here: tests validate the spec)."""
-    spec = fig.to_plotly_json()
-    return go.Figure({"data": spec["data"], "layout": spec["layout"], "frames": frames}, _validate=False)
+    """The figure with its animation frames, unvalidated like every figure here."""
+    fig._frame_objs = tuple(_UncheckedFrame(frame) for frame in frames)
+    return fig
 
 
 ANCHOR = "play-the-four-steps"  # the start page links here from its first screen
@@ -358,7 +368,8 @@ def animation_html(view: View) -> bytes:
     on the first frame until Play is pressed."""
     fig, _, filename = build(view)
     spec = fig.to_plotly_json()
-    spec["layout"]["template"] = "plotly_white"  # outside Streamlit, plotly's own light theme
+    # Outside Streamlit: plotly's own light theme (Streamlit themes the figure in the app).
+    spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
     page = go.Figure(spec, _validate=False).to_html(
         include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%",
         config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 3}})
