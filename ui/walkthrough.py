@@ -33,11 +33,14 @@ TRANSITION_MS = 500
 # Values written on the bars while the row has at most this many columns (else on hover only).
 BAR_TEXT_LIMIT = {False: 14, True: 12}
 # Characters of caption per line at the figure's width (an 18 px slide font is wider).
-CAPTION_LINE_CHARS = {False: 150, True: 105}
-# The whole figure, title included: a teaching-mode slide of 1280 × 720 holds it with the page's title above.
-TOTAL_HEIGHT = {False: 660, True: 640}
-PANEL_DOMAINS = {"vector": [0.47, 0.69], "row": [0.0, 0.36]}
-HEADING_Y, CAPTION_Y = 0.87, 0.815
+CAPTION_LINE_CHARS = {False: 120, True: 112}
+# The whole figure, title included, before upright token labels add their height; a teaching-mode slide of
+# 1280 × 720 holds it (at most SLIDE_HEIGHT) with nothing else.
+BASE_HEIGHT = {False: 620, True: 600}
+SLIDE_HEIGHT = 710
+# The plot area's width the figure gets (the page's main column; a slide's 1280 px less Streamlit's padding).
+PLOT_WIDTH = {False: 880, True: 1080}
+LEFT_MARGIN = {False: 64, True: 84}  # fixed: y tick labels of every frame fit, so the panels never jump sideways
 
 
 def walkthrough_of(view: View) -> Walkthrough:
@@ -108,7 +111,8 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             c = single[int(np.argmax(np.abs(raw_columns[single])))]
             raw_row, scaled_row = walk.raw, walk.scaled
             lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
-                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for {_who(c, columns, query_column)}. The order "
+                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
+                         f"{_who(c, columns, query_column)}. The order "
                          f"stays; the range {_num(raw_row.max() - raw_row.min())} shrinks to "
                          f"{_num(scaled_row.max() - scaled_row.min())}.")
         elif frame.kind == "exp":
@@ -173,8 +177,35 @@ def _bar_text(values, fmt: str, show: bool) -> list[str]:
     return ["" if not np.isfinite(v) else (f"{100 * v:.0f}%" if fmt == "%" else _num(v)) for v in values]
 
 
+def _geometry(labels: list[str], lines: list[str], title: str, teaching: bool) -> dict:
+    """Where everything goes, in paper fractions computed from pixels: the controls, the step heading, the
+    caption (as many lines as the longest), the vector panel and the row panel above the token labels."""
+    sizes = font_sizes(teaching)
+    longest = max(len(label) for label in labels)
+    upright = len(labels) * (0.62 * sizes["tick"] * longest + 14) > PLOT_WIDTH[teaching]
+    label_px = int(0.62 * sizes["tick"] * min(longest, 16)) + 14 if upright else sizes["tick"] + 14
+    top = title_block_height(title, teaching)
+    total = BASE_HEIGHT[teaching] + (label_px - sizes["tick"] - 14)
+    if teaching:
+        total = min(total, SLIDE_HEIGHT)
+    bottom = label_px + 6
+    paper = total - top - bottom
+    caption_lines = max(len(textwrap.wrap(line, CAPTION_LINE_CHARS[teaching])) for line in lines)
+    heading_at = 56 if teaching else 50  # below the Play button and the slider's labels
+    caption_at = heading_at + int(1.5 * (sizes["title"] - 4))
+    vector_top = caption_at + int(caption_lines * 1.35 * (sizes["base"] + 1)) + 12
+    rest = paper - vector_top - 34  # the vector panel's axis title sits in the gap
+    vector_bottom = vector_top + int(0.36 * rest)
+
+    def y(px):
+        return round(1 - px / paper, 4)
+
+    return {"total": total, "bottom": bottom, "top": top, "heading": y(heading_at), "caption": y(caption_at),
+            "vector": [y(vector_bottom), y(vector_top)], "row": [0.0, y(vector_bottom + 34)]}
+
+
 def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str], query_label: str,
-                teaching: bool, ranges: dict, number: int, n_frames: int) -> tuple[list[dict], dict]:
+                teaching: bool, ranges: dict, number: int, n_frames: int, where: dict) -> tuple[list[dict], dict]:
     """The four traces' data and the layout of one frame."""
     n_columns = len(labels)
     show_text = n_columns <= BAR_TEXT_LIMIT[teaching]
@@ -221,9 +252,10 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     wrapped = "<br>".join(html.escape(line, quote=False)
                           for line in textwrap.wrap(caption, CAPTION_LINE_CHARS[teaching]))
     annotations = [
-        {"text": heading, "xref": "paper", "yref": "paper", "x": 0, "y": HEADING_Y, "xanchor": "left", "yanchor": "top",
+        {"text": heading, "xref": "paper", "yref": "paper", "x": 0, "y": where["heading"], "xanchor": "left",
+         "yanchor": "top",
          "showarrow": False, "align": "left", "font": {"size": sizes["title"] - 4, "color": TICK_COLOUR}},
-        {"text": wrapped, "xref": "paper", "yref": "paper", "x": 0, "y": CAPTION_Y, "xanchor": "left",
+        {"text": wrapped, "xref": "paper", "yref": "paper", "x": 0, "y": where["caption"], "xanchor": "left",
          "yanchor": "top", "showarrow": False, "align": "left", "font": {"size": sizes["base"] + 1,
                                                                           "color": TICK_COLOUR}},
     ]
@@ -231,14 +263,15 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     if frame.step == 2:
         board = f"each score ÷ √{walk.d_k} = ÷ {_num(walk.scale)}"
     elif frame.step == 3:
-        board = (f"e^score, all added up: Σ = {_num(walk.exp_total)}" if frame.kind == "exp" else
-                 f"weight = e^score ÷ {_num(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
+        power = f"e^(score − {_num(walk.shift)})" if walk.shift else "e^score"
+        board = (f"{power}, all added up: Σ = {_num(walk.exp_total)}" if frame.kind == "exp" else
+                 f"weight = {power} ÷ {_num(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
     elif frame.kind == "row":
         board = f"the row of raw scores of “{me}”"
     elif frame.kind == "rest":
         board = f"… and the other {len(frame.columns)} keys the same way"
     # Every frame has the same three annotations: plotly merges a frame's list into the last one item by item.
-    annotations.append(_board(board, sizes))
+    annotations.append(_board(board, sizes, where))
     bottom_range = ranges["weights"] if percent else ranges["exps"] if frame.kind == "exp" else ranges["scores"]
     layout = {
         "annotations": annotations,
@@ -250,10 +283,11 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     return traces, layout
 
 
-def _board(text: str, sizes: dict) -> dict:
+def _board(text: str, sizes: dict, where: dict) -> dict:
     """Big writing in the top panel's place, for the frames that have no vector to show."""
-    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": sum(PANEL_DOMAINS["vector"]) / 2,
-            "xanchor": "center", "yanchor": "middle", "showarrow": False, "font": {"size": sizes["title"] + 4, "color": TICK_COLOUR}}
+    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": sum(where["vector"]) / 2,
+            "xanchor": "center", "yanchor": "middle", "showarrow": False,
+            "font": {"size": sizes["title"] + 4, "color": TICK_COLOUR}}
 
 
 def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int,
@@ -274,7 +308,8 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
               "scores": _signed_range(raw_columns, scaled_columns),
               "exps": [0, 1.2 * float(walk.column_exps.max())],
               "weights": [0, min(1.08, 1.25 * float(walk.column_weights.max()))]}
-    specs = [_frame_spec(walk, frame, line, labels, query_label, teaching, ranges, number, len(walk.frames))
+    where = _geometry(labels, lines, title, teaching)
+    specs = [_frame_spec(walk, frame, line, labels, query_label, teaching, ranges, number, len(walk.frames), where)
              for number, (frame, line) in enumerate(zip(walk.frames, lines))]
     sizes = font_sizes(teaching)
     base_traces = [
@@ -314,21 +349,21 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
         "barmode": "overlay", "bargap": 0.25, "showlegend": False,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "ticks": "", "zeroline": False,
                   "showgrid": False, "fixedrange": True, **first_layout["xaxis"]},
-        "yaxis": {"domain": PANEL_DOMAINS["vector"], "anchor": "x", "zeroline": True, "zerolinecolor": "#9ca3af",
-                  "fixedrange": True, **first_layout["yaxis"]},
+        "yaxis": {"domain": where["vector"], "anchor": "x", "automargin": False, "zeroline": True,
+                  "zerolinecolor": "#9ca3af", "fixedrange": True, **first_layout["yaxis"]},
         "xaxis2": _category_axis(domain=[0, 1], anchor="y2", fixedrange=True),
-        "yaxis2": {"domain": PANEL_DOMAINS["row"], "anchor": "x2", "zeroline": True, "zerolinecolor": "#6b7280",
-                   "fixedrange": True, **first_layout["yaxis2"]},
+        "yaxis2": {"domain": where["row"], "anchor": "x2", "automargin": False, "zeroline": True,
+                   "zerolinecolor": "#6b7280", "fixedrange": True, **first_layout["yaxis2"]},
         "annotations": first_layout["annotations"],
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10}, "font": button_font,
                          "buttons": [play, pause]}],
         "sliders": [{"active": 0, "steps": slider_steps, "x": 0.24, "len": 0.76, "y": 1.0, "yanchor": "top",
-                     "pad": {"t": 0, "b": 0}, "currentvalue": {"visible": False},
+                     "pad": {"t": 0, "b": 0, "r": 16}, "currentvalue": {"visible": False},
                      "font": {"size": sizes["tick"] - 2, "color": SUBTITLE_COLOUR}, "ticklen": 4}],
     }
-    total_height = TOTAL_HEIGHT[teaching]
-    height = total_height - title_block_height(title, teaching) + 60  # _figure adds the title block
+    layout["margin"] = {"l": LEFT_MARGIN[teaching], "r": 10, "t": where["top"], "b": where["bottom"], "pad": 2}
+    height = where["total"] - where["top"] + 60  # _figure adds the title block
     return _with_frames(_figure(traces, title, teaching, height, **layout), frames)
 
 
