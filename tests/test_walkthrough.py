@@ -5,6 +5,7 @@ import base64
 import json
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -222,6 +223,9 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     page.mouse.click(last["x"] + last["width"] / 2, rail["y"] + rail["height"] / 2)
     play_and_wait_for_frame(page, 11)
     assert "Step 4 of 4" in page.evaluate(HEADING_JS)
+    first = ticks.nth(0).bounding_box()
+    page.mouse.click(first["x"] + first["width"] / 2, rail["y"] + rail["height"] / 2)
+    play_and_wait_for_frame(page, 1)
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0  # playing and the slider ran no script
     # The download is made on click, without a rerun, and plays with the network off.
@@ -233,6 +237,17 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     assert runs.runs_since(since) == 0
     saved = tmp_path / download.suggested_filename
     download.save_as(saved)
+    # A token chip reruns only what follows the token (one fragment run); the next pages keep that token.
+    since = time.perf_counter()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^am$")).click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “am”')", timeout=30_000)
+    runs.wait_done(page, since)
+    assert runs.runs_since(since) == 1 and "token=1" in page.url
+    assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
+    page.locator('[data-testid="stSidebarNav"] a', has_text="3 · Softmax").first.click()
+    page.wait_for_selector("h3:has-text('Reading the row of “am”')", timeout=60_000)
     context.close()
 
     offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})

@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import streamlit as st
@@ -251,6 +251,7 @@ def sidebar_ui() -> Settings:
     tokens = shown_tokens(sentence, show_special)
     token = 0
     if tokens:
+        _keep_token_picked_in_a_fragment()
         _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
                                format_func=lambda i: f"{i}: {tokens[i]}", key="token",
@@ -271,6 +272,14 @@ def sidebar_ui() -> Settings:
     return Settings(sentence=_clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
                     head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
                     model_name=model_name.strip())
+
+
+def _keep_token_picked_in_a_fragment() -> None:
+    """A token chip in a fragment (selected_token_view) changed the token without redrawing the sidebar's list,
+    whose old value comes back with the next full run: the picked token stays, unless the list was changed."""
+    shown, picked = st.session_state.pop("_token_picked_in_fragment", (None, None))
+    if picked is not None and st.session_state.get("token") == shown:
+        st.session_state["token"] = picked
 
 
 def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
@@ -505,6 +514,23 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
 
 def current_view() -> View:
     s = settings()
+    model, analysis = load_analysis(s)
+    return build_view(s, model, analysis)
+
+
+def selected_token_view() -> View:
+    """current_view() for the part of a page that reruns alone (a fragment) when a token chip is clicked: with the
+    token picked since the page's last full run, which the link then carries too."""
+    s = settings()
+    token = st.session_state.get("token")
+    if isinstance(token, int) and token >= 0 and token != s.token:
+        # The sidebar's list was not redrawn: it still shows, and on the next full run sends back, the token of
+        # the last full run. Remembered, so that run keeps the picked one (_keep_token_picked_in_a_fragment).
+        shown = st.session_state.get("_token_picked_in_fragment", (s.token, token))[0]
+        st.session_state["_token_picked_in_fragment"] = (shown, token)
+        s = replace(s, token=token)
+        st.session_state["_settings"] = s
+        _link_token(token)
     model, analysis = load_analysis(s)
     return build_view(s, model, analysis)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
@@ -19,7 +20,9 @@ from attention.walkthrough import Frame, Walkthrough, walk_through
 
 from .figures import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
                       figure_filename, figure_title, font_sizes, title_block_height)
-from .state import View
+
+if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
+    from .state import View
 
 STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
               4: "the values, mixed by the weights"}
