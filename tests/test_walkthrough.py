@@ -262,3 +262,44 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     page.get_by_text("▶ Play").click()
     play_and_wait_for_frame(page, 3)
     offline.close()
+
+
+def click_frame(page, chart, number):
+    """Move the walk-through's slider to a frame (0-based), as a pointer does."""
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    tick = chart.locator(".slider-tick-rect").nth(number).bounding_box()
+    page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+    play_and_wait_for_frame(page, number + 1)
+
+
+@browser_only
+@pytest.mark.parametrize("sentence", ["I am good.", FORTY])
+def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence):
+    """Every frame of the walk-through, on screen and on a 1280 × 720 slide, at 4 and 40 tokens: no word clipped
+    or overlapping another (devtools/layout.py), and the slide's figure fits."""
+    import urllib.parse
+
+    from devtools.layout import figure_texts, layout_problems
+
+    problems = []
+    for teaching in (False, True):
+        context = browser.new_context(viewport={"width": 1280, "height": 720} if teaching else
+                                      {"width": 1400, "height": 1000})
+        page = context.new_page()
+        query = urllib.parse.urlencode({"sentence": sentence, "token": "2", "teach": str(teaching).lower()})
+        page.goto(f"{server}/?{query}")
+        wait_for_page(page)
+        chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        if teaching:
+            assert box["height"] <= 720 and box["width"] <= 1280
+        for number in range(chart.locator(".slider-tick-rect").count()):
+            click_frame(page, chart, number)
+            page.wait_for_timeout(150)
+            texts = [figure for figure in figure_texts(page) if "Play the four steps" in figure["title"]]
+            assert len(texts) == 1 and len(texts[0]["texts"]) > 10  # the walk-through's words were measured
+            problems += [f"{'teaching' if teaching else 'normal'}, frame {number + 1}: {problem}"
+                         for problem in layout_problems(texts)]
+        context.close()
+    assert not problems, "\n".join(problems[:20])
