@@ -185,7 +185,10 @@ def _geometry(labels: list[str], lines: list[str], title: str, teaching: bool) -
     caption (as many lines as the longest), the vector panel and the row panel above the token labels."""
     sizes = font_sizes(teaching)
     longest = max(len(label) for label in labels)
-    upright = len(labels) * (0.62 * sizes["tick"] * longest + 14) > PLOT_WIDTH[teaching]
+    # Plotly turns the labels upright when two neighbours would touch (a character is about 0.55 of the size).
+    widths = [0.55 * sizes["tick"] * len(label) for label in labels]
+    slot = PLOT_WIDTH[teaching] / len(labels)
+    upright = any((a + b) / 2 + 6 > slot for a, b in zip(widths, widths[1:]))
     label_px = int(0.62 * sizes["tick"] * min(longest, 16)) + 14 if upright else sizes["tick"] + 14
     top = title_block_height(title, teaching)
     total = BASE_HEIGHT[teaching] + (label_px - sizes["tick"] - 14)
@@ -248,8 +251,8 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     elif frame.step == 3:
         top_title, bottom_title = "", "weight"
     else:
-        top_title = (f"the output of {me} ({d} numbers): dark = added so far, orange = this share"
-                     if frame.kind != "output" else f"the output of {me}: {d} numbers")
+        top_title = (f"the output of “{me}” ({d} numbers): dark = added so far, orange = this share"
+                     if frame.kind != "output" else f"the output of “{me}”: {d} numbers")
         bottom_title = "weight"
     heading = f"<b>Step {frame.step} of 4 · {html.escape(STEP_NAMES[frame.step])}</b>  ({number + 1}/{n_frames})"
     wrapped = "<br>".join(html.escape(line, quote=False)
