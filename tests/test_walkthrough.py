@@ -98,6 +98,16 @@ def test_shown_specials_and_toys_have_one_column_per_key(model, mode, special):
     assert all(np.isfinite(frame(walk, "row").bars))
 
 
+def test_a_one_word_sentence_has_one_score_and_says_so(model):
+    for mode in ("learned", "identity"):
+        view = view_of(model, "Hello", token=0, mode=mode)
+        walk = W.walkthrough_of(view)
+        lines = W.captions(walk, view.key_labels, view.base_labels, 0)
+        assert "has one score" in lines[[f.kind for f in walk.frames].index("row")]
+        np.testing.assert_allclose(walk.column_weights, view.weights[0], atol=1e-12)
+        go.Figure(json.loads(W.build(view)[0].to_json(validate=False)))
+
+
 def test_large_scores_subtract_the_largest_before_e_and_say_so():
     rng = np.random.default_rng(0)
     q, k, v = rng.standard_normal(16) * 8, rng.standard_normal((5, 16)) * 8, rng.standard_normal((5, 16))

@@ -101,9 +101,12 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
         elif frame.kind == "row":
             shown = raw_columns[single]
             best, worst = single[int(np.argmax(shown))], single[int(np.argmin(shown))]
-            text = (f"The row of raw scores of {me}: highest {_num(raw_columns[best])} with "
-                    f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
-                    f"{_who(worst, columns, query_column)}.")
+            if len(single) == 1:
+                text = f"The row of raw scores of {me} has one score: {_num(raw_columns[best])}, with itself."
+            else:
+                text = (f"The row of raw scores of {me}: highest {_num(raw_columns[best])} with "
+                        f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
+                        f"{_who(worst, columns, query_column)}.")
             for c in folded:
                 group = walk.groups[c]
                 names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
