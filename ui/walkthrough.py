@@ -19,7 +19,7 @@ import plotly.io
 from attention.walkthrough import Frame, Walkthrough, walk_through
 
 from .figures import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
-                      figure_filename, figure_title, font_sizes, title_block_height)
+                      download_config, figure_filename, figure_title, font_sizes, title_block_height)
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
     from .state import View
@@ -416,7 +416,7 @@ def animation_html(view: View) -> bytes:
     spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
     page = go.Figure(spec, _validate=False).to_html(
         include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%",
-        config={"displaylogo": False, "toImageButtonOptions": {"format": "png", "filename": filename, "scale": 3}})
+        config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
     title = html.escape(f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
     return page.replace("<head>", f'<head><meta charset="utf-8"><title>{title}</title>', 1).encode("utf-8")
 
@@ -425,7 +425,6 @@ def show_walkthrough(view: View) -> None:
     """The animated walk-through with its text alternative and, off slides, the download for class."""
     import streamlit as st
 
-    from .figures import download_config
     from .state import view_again
     from .text import md, quote
 
