@@ -334,8 +334,10 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     ]
     first_traces, first_layout = specs[0]
     traces = [{**base, **data} for base, data in zip(base_traces, first_traces)]
-    # Each frame carries whole traces: plotly.js reads a frame's trace without a type as a line.
-    frames = [{"name": str(n), "data": [{**base, **trace} for base, trace in zip(base_traces, data)],
+    # A frame's trace needs its type (plotly.js draws a trace without one as a line); its x, the same in every
+    # frame, comes from the figure's own trace (the token labels are most of a long sentence's payload).
+    frames = [{"name": str(n), "data": [{**base, **{k: v for k, v in trace.items() if k != "x"}}
+                                        for base, trace in zip(base_traces, data)],
                "traces": [0, 1, 2, 3], "layout": layout} for n, (data, layout) in enumerate(specs)]
     slider_steps = []
     previous_step = 0
