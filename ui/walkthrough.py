@@ -115,7 +115,8 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             lines.append(text)
         elif frame.kind == "scaled":
             c = single[int(np.argmax(np.abs(raw_columns[single])))]
-            raw_row, scaled_row = walk.raw, walk.scaled
+            raw_row = raw_columns[single]  # the drawn bars: a folded column has no score
+            scaled_row = raw_row / walk.scale
             lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
                          f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
                          f"{_who(c, columns, query_column)}. The order "
@@ -133,8 +134,9 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
                              f"the largest, for {whose}, becomes {_num(exps[c])}. They add up to "
                              f"{_num(walk.exp_total)}.")
             else:
+                power = f"e^{_num(score)} = " if np.isfinite(score) else ""
                 lines.append(f"Softmax raises e to the power of each score: every number turns positive and big "
-                             f"scores grow fastest ({_num(exps[c])} for {whose}). They add up to "
+                             f"scores grow fastest ({power}{_num(exps[c])} for {whose}). They add up to "
                              f"{_num(walk.exp_total)}.")
         elif frame.kind == "weights":
             order = [int(c) for c in np.argsort(-weights, kind="stable")]
