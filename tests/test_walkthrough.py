@@ -258,6 +258,20 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
     page.locator('[data-testid="stSidebarNav"] a', has_text="3 · Softmax").first.click()
     page.wait_for_selector("h3:has-text('Reading the row of “am”')", timeout=60_000)
+    # Back on the start page: after a chip, a choice in the sidebar's list still wins.
+    page.locator('[data-testid="stSidebarNav"] a', has_text="What self-attention does").first.click()
+    wait_for_page(page)
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^good$")).click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
+    wait_for_page(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last.locator("input").click()
+    page.keyboard.press("ArrowDown")  # opens the list
+    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="3: .").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “.”')", timeout=30_000)
+    assert "The selected token, “.”" in page.locator('[data-testid="stMain"]').inner_text()
     context.close()
 
     offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})

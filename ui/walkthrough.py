@@ -439,8 +439,8 @@ def show_walkthrough(view: View) -> None:
         st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live numbers, "
                     "or drag the slider to go frame by frame. Pick another token above to follow its row.")
     st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough",
-                    alt="Animation of the four steps for the selected token; its frames are described in words "
-                        "in “The frames in words” below the figure.")
+                    alt=f"Animation of the four steps for “{view.token_label}” in {len(lines)} frames. "
+                        + " ".join(f"Frame {n}: {line}" for n, line in enumerate(lines, 1)))
     if teaching:
         return
     settings, model = view.settings, view.model  # the button's function keeps these, never the view
