@@ -222,7 +222,7 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     show_text = n_columns <= BAR_TEXT_LIMIT[teaching]
     colours = [HIGHLIGHT if c in frame.columns else BAR for c in range(n_columns)]
     percent = frame.kind in ("weights", "share", "others", "output")
-    if frame.step == 4:  # the shares added so far are dark, the one being added orange, the rest pale
+    if frame.step == 4:  # the shares added so far blue, the one being added orange, the rest pale
         added = set()
         for earlier in walk.frames[:number + 1]:
             if earlier.step == 4:
