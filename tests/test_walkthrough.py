@@ -166,7 +166,9 @@ def test_the_html_file_holds_plotly_and_waits_for_play(model):
     page = W.animation_html(view_of(model, "I am good.", token=2)).decode()
     assert "<script src=" not in page  # plotly.js is inside: nothing to fetch
     assert len(page) > 3_000_000 and "Plotly.addFrames" in page
-    assert "Plotly.animate" not in page.split("Plotly.addFrames", 1)[1]  # auto_play=False: it waits for Play
+    plot_script = page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
+    assert "Plotly.animate" not in plot_script  # auto_play=False: it waits for Play
+    assert "Save every frame as PNG" in page and "Save every frame as SVG" in page
     assert "<title>Self-attention, four steps: good in “I am good.”</title>" in page
 
 
@@ -285,6 +287,18 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     assert "(1/11)" in page.evaluate(HEADING_JS)
     page.get_by_text("▶ Play").click()
     play_and_wait_for_frame(page, 3)
+    page.get_by_text("❚❚ Pause").click()
+    # For slides: every frame as its own SVG file, named after the view and the frame.
+    files = []
+    page.on("download", lambda download: files.append(download))
+    page.get_by_text("Save every frame as SVG").click()
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot .annotation-text').textContent"
+                           ".includes('(11/')", timeout=30_000)
+    page.wait_for_timeout(1500)
+    assert [f.suggested_filename for f in files] == [f"walkthrough_i-am-good_L0H2-t2_frame{n:02d}.svg"
+                                                     for n in range(1, 12)]
+    last = Path(files[-1].path()).read_text()
+    assert last.lstrip().startswith("<svg") and "Step 4 of 4" in last
     offline.close()
 
 

@@ -9,6 +9,7 @@ The captions are written from those numbers here; a teacher downloads the animat
 from __future__ import annotations
 
 import html
+import json
 import textwrap
 from typing import TYPE_CHECKING
 
@@ -419,10 +420,40 @@ def animation_html(view: View) -> bytes:
     # Outside Streamlit: plotly's own light theme (Streamlit themes the figure in the app).
     spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
     page = go.Figure(spec, _validate=False).to_html(
-        include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%",
+        include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%", div_id=HTML_PLOT_ID,
         config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
     title = html.escape(f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
-    return page.replace("<head>", f'<head><meta charset="utf-8"><title>{title}</title>', 1).encode("utf-8")
+    page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{title}</title>', 1)
+    saving = SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
+    return page.replace("</body>", saving + "</body>", 1).encode("utf-8")
+
+
+HTML_PLOT_ID = "walkthrough"
+# In the downloaded file only (a page of its own, no sanitizer): every frame saved as its own picture, for slides.
+# The browser may ask once whether the page may download several files.
+SAVE_EVERY_FRAME_HTML = """
+<p style="font-family: sans-serif; margin: 8px 14px;">For slides:
+<button id="save-png" type="button">Save every frame as PNG</button>
+<button id="save-svg" type="button">Save every frame as SVG</button></p>
+<script>
+(() => {
+  const plot = document.getElementById('__PLOT__');
+  const name = __NAME__;
+  async function saveEveryFrame(format) {
+    const frames = plot._transitionData._frames.map((frame) => frame.name);
+    for (const frame of frames) {
+      await Plotly.animate(plot, [frame], {mode: 'immediate', frame: {duration: 0, redraw: true},
+                                           transition: {duration: 0}});
+      const number = String(Number(frame) + 1).padStart(2, '0');
+      await Plotly.downloadImage(plot, {format: format, scale: format === 'png' ? 3 : 1,
+                                        filename: name + '_frame' + number});
+    }
+  }
+  document.getElementById('save-png').addEventListener('click', () => saveEveryFrame('png'));
+  document.getElementById('save-svg').addEventListener('click', () => saveEveryFrame('svg'));
+})();
+</script>
+"""
 
 
 def show_walkthrough(view: View) -> None:
@@ -448,6 +479,6 @@ def show_walkthrough(view: View) -> None:
                        lambda: animation_html(view_again(settings, model)), file_name=f"{filename}.html",
                        mime="text/html", key="walkthrough-html", on_click="ignore")
     st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's "
-               "top right; the file is that frame.")
+               "top right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG.")
     with st.expander("The frames in words"):
         st.markdown("\n".join(f"{n}. {md(line)}" for n, line in enumerate(lines, 1)))
