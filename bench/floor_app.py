@@ -22,7 +22,9 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from attention.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
+from ui.walkthrough import walkthrough_figure  # noqa: E402
 
 DEFAULT_SENTENCE = "I am good."
 D_MODEL, N_LAYERS, N_HEADS, D_HEAD = 384, 6, 12, 32
@@ -122,15 +124,48 @@ def downloads(name: str) -> None:
 def step_header(title: str) -> None:
     st.title(title)
     st.success("✅ Matches the model: (floor: no model here).")
-    if not S["teaching"] and len(S["tokens"]) <= 40:  # the app's token chips
+    token_chips()
+
+
+def _pick_token() -> None:
+    st.session_state["token"] = st.session_state.get("token_chips")
+
+
+def token_chips() -> None:
+    """The app's token chips: a click selects the token (the sidebar follows), as in the app."""
+    if not S["teaching"] and len(S["tokens"]) <= 40:
+        st.session_state["token_chips"] = S["token"]
         st.pills("Click a token to follow its row", list(range(len(S["tokens"]))), key="token_chips",
-                 format_func=lambda j: S["tokens"][j])
+                 format_func=lambda j: S["tokens"][j], on_change=_pick_token)
+
+
+def walkthrough() -> None:
+    """The app's “Play the four steps” (ui/walkthrough.py's figure, its frames from random q, K, V), its text,
+    download and expander."""
+    tokens = [*S["tokens"], "[CLS] + [SEP]"] if S["tokens"][0] != "[CLS]" else S["tokens"]
+    n, i = len(tokens), S["token"]
+    walk = walk_through(rng.standard_normal(D_HEAD) * 4, rng.standard_normal((n, D_HEAD)) * 4,
+                        rng.standard_normal((n, D_HEAD)), i)
+    st.subheader(f"▶ Play the four steps for “{tokens[i]}”")
+    fig = walkthrough_figure(walk, tokens, tokens, i, f"Play the four steps for “{tokens[i]}”",
+                             teaching=S["teaching"])
+    if not S["teaching"]:
+        st.markdown("A floor paragraph: press Play.")
+    show(fig, "walkthrough", key="fig-walkthrough")
+    if S["teaching"]:
+        return
+    st.download_button("⬇️ The animation as one HTML file", b"", file_name="walkthrough.html",
+                       key="walkthrough-html", on_click="ignore")
+    st.caption("A floor caption under the figure.")
+    with st.expander("The frames in words"):
+        st.markdown("A floor list of the frames.")
 
 
 def step_nav(previous: str, following: str) -> None:
     left, _, right = st.columns(3)
     left.button(f"← Previous: {previous}", key="nav-prev")
     right.button(f"Next: {following} →", key="nav-next")
+    st.button("▶ Play the four steps for the selected token (on the start page)", key="nav-play")
 
 
 def home():
@@ -138,13 +173,26 @@ def home():
     st.markdown("A floor page: the same layout as the app's start page, with random numbers.")
     tokens = S["tokens"]
     st.markdown(" · ".join(f"`{t}`" for t in tokens))
+    follow_the_selected_token()
+    for column, name in zip(st.columns(5), ("I am good.", "it", "river bank", "long", "more")):
+        column.button(name, key=f"example-{name}")
+    prose(headings=2, paragraphs=12, expanders=1, alerts=1)
+
+
+@st.fragment
+def follow_the_selected_token():
+    """The app's start page reruns only what follows the selected token when a chip is clicked: so does the floor."""
+    token = st.session_state.get("token")
+    if isinstance(token, int) and 0 <= token < len(S["tokens"]):
+        S["token"] = token
+    tokens = S["tokens"]
+    st.markdown("A floor link to the walk-through below.")
+    token_chips()
     show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, "Attention weights", kind="weights",
                                 highlight_row=S["token"], teaching=S["teaching"]), "home")
     show(figures.token_lines(weights(len(tokens)), tokens, tokens, "The same, as lines", selected=S["token"],
                              teaching=S["teaching"]), "home_lines")
-    for column, name in zip(st.columns(5), ("I am good.", "it", "river bank", "long", "more")):
-        column.button(name, key=f"example-{name}")
-    prose(headings=2, paragraphs=12, expanders=1, alerts=1)
+    walkthrough()
 
 
 STEP_PROSE = {  # what each app step page has beyond the floor's title, paragraph and formula (Chromium counts)

@@ -1,6 +1,7 @@
 """Screenshot every page in headless Chromium into docs/gallery/ (the images the README shows).
 
     python docs/make_gallery.py
+    python docs/make_gallery.py --walkthrough   # only walkthrough.png
 
 Every page is shot twice: normal (`<page>.png`) and in teaching mode (`<page>_teaching.png`, the slide a
 teacher would project), plus `teaching_mode.png` for the README. The page icons are emoji: the machine needs
@@ -20,7 +21,41 @@ OUT = ROOT / "docs" / "gallery"
 EMOJI_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
 
+# The walk-through's gallery frame: "bank" by the river, a head that spreads its attention (layer 0, head 3),
+# stopped on the first share of step 4, where both panels carry numbers.
+WALKTHROUGH_LINK = "?sentence=I+sat+on+the+river+bank+and+watched+the+water.&head=3&token=5"
+WALKTHROUGH_FRAME = "Step 4 of 4"
+
+
+def walkthrough_frame(browser, url) -> None:
+    """docs/gallery/walkthrough.png: one frame of “Play the four steps”, the figure alone."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}/{WALKTHROUGH_LINK}")
+    wait_for_page(page)
+    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+    chart.scroll_into_view_if_needed()
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    ticks = chart.locator(".slider-tick-rect")
+    heading = "() => document.querySelector('.slider-container').closest('.js-plotly-plot')" \
+              ".querySelector('.annotation-text').textContent"
+    for number in range(ticks.count()):  # the first frame of the step
+        tick = ticks.nth(number).bounding_box()
+        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+        page.wait_for_function(f"() => ({heading})().includes('({number + 1}/')")
+        if WALKTHROUGH_FRAME in page.evaluate(heading):
+            break
+    page.mouse.move(0, 0)  # no toolbar, no hover label
+    page.wait_for_timeout(400)
+    chart.screenshot(path=str(OUT / "walkthrough.png"))
+    print("wrote", OUT / "walkthrough.png")
+    page.close()
+
+
 def main():
+    if "--walkthrough" in sys.argv[1:]:
+        with streamlit_server() as (url, _process, _seconds), chromium() as browser:
+            walkthrough_frame(browser, url)
+        return
     if not EMOJI_FONT.exists():
         print(f"warning: {EMOJI_FONT} is missing, page icons will be boxes "
               "(apt-get install -y fonts-noto-color-emoji)", file=sys.stderr)
@@ -40,6 +75,7 @@ def main():
         wait_for_page(page)
         page.screenshot(path=str(OUT / "teaching_mode.png"))
         print("wrote", OUT / "teaching_mode.png")
+        walkthrough_frame(browser, url)
 
 
 if __name__ == "__main__":

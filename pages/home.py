@@ -2,9 +2,10 @@ import streamlit as st
 
 from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, readouts, whys
-from ui.page import example_sentences, sentence_box, specials_note, step_nav
-from ui.state import current_view, parity_badge, settings
+from ui.page import example_sentences, sentence_box, specials_note, step_nav, token_picker
+from ui.state import parity_badge, selected_token_view, settings
 from ui.text import pct, quote
+from ui.walkthrough import show_walkthrough
 
 st.title("Self-attention, step by step")
 st.markdown(
@@ -16,38 +17,53 @@ st.markdown(
 if not settings().teaching:  # slides: no buttons. Before the view: an empty sentence still gets examples.
     example_sentences()
 sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
-view = current_view()
-tokens, keys, i = view.labels, view.key_labels, view.token
-weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
-focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
-st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
-            f"{focus}." + ("" if view.settings.teaching else " Pick another token in the sidebar."))
-if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
-    (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
-    if pattern in PATTERN_WORDS:
-        st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
-                    f"token's attention to {PATTERN_WORDS[pattern]}"
-                    + (f" (over all {view.analysis.n_tokens} tokens the model sees, [CLS] and [SEP] included)"
-                       if view.hidden.size else "") + " — follow the dark cells row by row.")
-left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
-with left:
-    figures.show(
-        figures.matrix_heatmap(weights, tokens, keys,
-                               figures.figure_title("Attention weights", view.settings.sentence, view.label),
-                               kind="weights", highlight_row=i, teaching=view.settings.teaching),
-        figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
-        key="fig-home-weights")
-with right:
-    figures.show(
-        figures.token_lines(weights, tokens, keys,
-                            figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
-                            selected=i, teaching=view.settings.teaching),
-        figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
-        key="fig-home-lines")
-st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
-           "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
-specials_note(view)
-parity_badge(view)
+
+
+@st.fragment
+def follow_the_selected_token():
+    """Everything here that follows the selected token: a token chip click reruns only this part."""
+    view = selected_token_view()
+    tokens, keys, i = view.labels, view.key_labels, view.token
+    weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
+    focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
+    st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
+                f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
+    st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
+                "becoming weights and its output, frame by frame, with the live numbers.")
+    if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
+        (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+        if pattern in PATTERN_WORDS:
+            st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
+                        f"token's attention to {PATTERN_WORDS[pattern]}"
+                        + (f" (over all {view.analysis.n_tokens} tokens the model sees, [CLS] and [SEP] included)"
+                           if view.hidden.size else "") + " — follow the dark cells row by row.")
+    token_picker(view)
+    left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
+    with left:
+        figures.show(
+            figures.matrix_heatmap(weights, tokens, keys,
+                                   figures.figure_title("Attention weights", view.settings.sentence, view.label),
+                                   kind="weights", highlight_row=i, teaching=view.settings.teaching),
+            figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
+            key="fig-home-weights")
+    with right:
+        figures.show(
+            figures.token_lines(weights, tokens, keys,
+                                figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
+                                selected=i, teaching=view.settings.teaching),
+            figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
+            key="fig-home-lines")
+    st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
+               "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
+    specials_note(view)
+    parity_badge(view)
+
+    show_walkthrough(view)
+    return view
+
+
+view = follow_the_selected_token()  # a full run returns the view; the rest of the page does not use its token
+tokens = view.tokens
 
 st.header("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))

@@ -237,6 +237,8 @@ def step_nav(current: str) -> None:
         left.page_link(TOUR[i - 1][0], label=f"← Previous: {TOUR[i - 1][1]}")
     if i + 1 < len(TOUR):
         right.page_link(TOUR[i + 1][0], label=f"Next: {TOUR[i + 1][1]} →")
+    if current != "pages/home.py":  # the animated walk-through (ui/walkthrough.py) is on the start page
+        st.page_link("pages/home.py", label="▶ Play the four steps for the selected token (on the start page)")
 
 
 def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> None:

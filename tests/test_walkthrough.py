@@ -1,0 +1,343 @@
+"""“Play the four steps”: the walk-through's frames carry the step pages' numbers, it plays in the browser without
+running the page's script, and the downloaded HTML plays offline."""
+
+import base64
+import json
+import math
+import os
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from conftest import run_app
+
+from attention import core, explain
+from attention.walkthrough import KEYS_ONE_BY_ONE, walk_through
+from devtools.browser import CHROMIUM, wait_for_page
+from ui import walkthrough as W
+from ui.state import Settings, build_view
+
+LONG = "The animal didn't cross the street because it was too tired."
+FORTY = " ".join(("the cat sat on the mat and the dog ran " * 4).split()[:40])  # 40 tokens
+
+
+def view_of(model, sentence, layer=0, head=2, token=1, special=False, mode="learned", teaching=False, d_k=32):
+    settings = Settings(sentence, mode, d_k, 0, layer, head, special, token, teaching, "")
+    return build_view(settings, model, model.analyze(sentence))
+
+
+def frame(walk, kind):
+    return next(f for f in walk.frames if f.kind == kind)
+
+
+@pytest.mark.parametrize("sentence, token", [("I am good.", 2), (LONG, 9)])  # “good”; “it”
+@pytest.mark.parametrize("layer, head", [(0, 2), (1, 8)])
+def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, head):
+    view = view_of(model, sentence, layer, head, token)
+    walk = W.walkthrough_of(view)
+    row, i, n_shown = view.base_index, view.token, len(view.tokens)
+    assert view.hidden.size == 2 and len(walk.groups) == n_shown + 1  # [CLS] + [SEP] as one column
+    # Step 1: the products add up to the raw scores, the model's whole-sentence row; the shown ones are step 1's.
+    np.testing.assert_allclose(walk.products.sum(axis=1), walk.raw, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(walk.raw, view.base.raw[row], rtol=1e-12, atol=1e-9)
+    products, scores = explain.query_meets_keys(view.steps.q[i], view.steps.k)  # what step 1 draws
+    raw_columns = walk.score_per_column(walk.raw)
+    np.testing.assert_allclose(raw_columns[:n_shown], scores, atol=1e-9)
+    assert math.isnan(raw_columns[-1])  # two scores do not add up: the folded column has none
+    # Step 2: the scaled row, as step 2 draws it.
+    np.testing.assert_allclose(walk.score_per_column(walk.scaled)[:n_shown], view.steps.scaled[i], atol=1e-9)
+    assert walk.scale == pytest.approx(math.sqrt(view.steps.d_k))
+    # Step 3: the weights are the step pages' row and the model's own attention (hidden tokens folded).
+    np.testing.assert_allclose(walk.column_weights, view.weights[i], atol=1e-12)
+    model_row = explain.fold_hidden(view.analysis.attentions[layer, head][row][None], view.shown, view.hidden)[0]
+    np.testing.assert_allclose(walk.column_weights, model_row, atol=1e-5)
+    np.testing.assert_allclose(walk.weights, explain.softmax_arithmetic(view.base.scaled[row])[:, 3], atol=1e-12)
+    assert walk.exps.sum() == pytest.approx(walk.exp_total) and walk.weights.sum() == pytest.approx(1.0)
+    # Step 4: the output is step 4's row, its weighted values step 4's (folded) rows.
+    np.testing.assert_allclose(walk.output, view.output[i], atol=1e-9)
+    step4 = view.fold(explain.weighted_values(view.base.weights[row], view.base.v).T).T
+    np.testing.assert_allclose(walk.column_contributions, step4, atol=1e-9)
+    # The frames draw these numbers.
+    keys = [f for f in walk.frames if f.kind == "key"]
+    for key_frame in keys:
+        (c,) = key_frame.columns
+        np.testing.assert_allclose(key_frame.vector, products[c], atol=1e-9)
+        assert key_frame.bars[c] == pytest.approx(scores[c])
+    assert [int(np.isfinite(f.bars).sum()) for f in keys] == list(range(1, len(keys) + 1))  # the row grows
+    np.testing.assert_allclose(frame(walk, "row").bars, raw_columns, equal_nan=True)
+    np.testing.assert_allclose(frame(walk, "scaled").bars[:n_shown], view.steps.scaled[i], atol=1e-9)
+    np.testing.assert_allclose(frame(walk, "scaled").before, raw_columns, equal_nan=True)
+    np.testing.assert_allclose(frame(walk, "exp").bars / walk.exp_total, view.weights[i], atol=1e-12)
+    np.testing.assert_allclose(frame(walk, "weights").bars, view.weights[i], atol=1e-12)
+    step4_frames = [f for f in walk.frames if f.step == 4]
+    np.testing.assert_allclose(step4_frames[-1].total, view.output[i], atol=1e-9)
+    np.testing.assert_allclose(step4_frames[-2].total, view.output[i], atol=1e-9)  # the last share completes it
+    # The captions print these numbers.
+    lines = W.captions(walk, view.key_labels, view.base_labels, i)
+    assert len(lines) == len(walk.frames)
+    line_of = {f.kind: line for f, line in zip(walk.frames, lines)}  # the last frame of each kind
+    first = keys[0].columns[0]
+    assert f"score {scores[first]:.2f}".replace("-", "−") in lines[0]
+    assert f"√{view.steps.d_k} = {math.sqrt(view.steps.d_k):.2f}" in line_of["scaled"]
+    top = int(np.argmax(view.weights[i]))
+    assert f"{100 * view.weights[i][top]:.0f}%" in line_of["weights"]
+    row_line = line_of["row"]
+    assert "[CLS]" in row_line and f"{walk.raw[0]:.2f}".replace("-", "−") in row_line  # the hidden scores named
+
+
+@pytest.mark.parametrize("mode, special", [("learned", True), ("identity", False), ("random", False)])
+def test_shown_specials_and_toys_have_one_column_per_key(model, mode, special):
+    view = view_of(model, "I am good.", token=1, special=special, mode=mode, d_k=8)
+    walk = W.walkthrough_of(view)
+    assert len(walk.groups) == len(view.key_labels) == len(view.tokens)
+    np.testing.assert_allclose(walk.column_weights, view.weights[view.token], atol=1e-12)
+    np.testing.assert_allclose(walk.output, view.output[view.token], atol=1e-9)
+    assert all(np.isfinite(frame(walk, "row").bars))
+
+
+def test_a_one_word_sentence_has_one_score_and_says_so(model):
+    for mode in ("learned", "identity"):
+        view = view_of(model, "Hello", token=0, mode=mode)
+        walk = W.walkthrough_of(view)
+        lines = W.captions(walk, view.key_labels, view.base_labels, 0)
+        assert "has one score" in lines[[f.kind for f in walk.frames].index("row")]
+        np.testing.assert_allclose(walk.column_weights, view.weights[0], atol=1e-12)
+        go.Figure(json.loads(W.build(view)[0].to_json(validate=False)))
+
+
+def test_large_scores_subtract_the_largest_before_e_and_say_so():
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal(16) * 8, rng.standard_normal((5, 16)) * 8, rng.standard_normal((5, 16))
+    walk = walk_through(q, k, v, query=1)
+    assert walk.scaled.max() > 12 and walk.shift == pytest.approx(walk.scaled.max())
+    np.testing.assert_allclose(walk.weights, core.softmax(walk.scaled[None])[0], atol=1e-12)
+    assert walk.exps.max() == pytest.approx(1.0)
+    labels = list("abcde")
+    lines = W.captions(walk, labels, labels, 1)
+    assert "minus the largest" in lines[[f.kind for f in walk.frames].index("exp")]
+    small = walk_through(q / 8, k / 8, v, query=1)
+    assert small.shift == 0.0
+    np.testing.assert_allclose(small.exps, np.exp(small.scaled))
+    assert "e to the power of each score:" in W.captions(small, labels, labels, 1)[
+        [f.kind for f in small.frames].index("exp")]
+
+
+def test_long_rows_keep_the_animation_short(model):
+    view = view_of(model, FORTY, token=3)
+    walk = W.walkthrough_of(view)
+    assert len(view.tokens) == 40 and len(walk.frames) <= 20
+    rest = frame(walk, "rest")
+    assert len(rest.columns) == 40 - 5 and all(np.isfinite(rest.bars[:40]))
+    short = W.walkthrough_of(view_of(model, " ".join(FORTY.split()[:KEYS_ONE_BY_ONE]), token=0))
+    assert not [f for f in short.frames if f.kind == "rest"]  # short rows go key by key to the end
+
+
+def decoded(values):
+    if isinstance(values, dict):  # plotly's compact binary encoding
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).astype(np.float64)
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+@pytest.mark.parametrize("teaching", [False, True])
+@pytest.mark.parametrize("sentence", ["I am good.", FORTY])
+def test_the_figure_is_a_valid_animation_with_every_frame(model, teaching, sentence):
+    view = view_of(model, sentence, token=1, teaching=teaching)
+    fig, lines, filename = W.build(view)
+    spec = json.loads(fig.to_json(validate=False))
+    go.Figure(spec)  # plotly's full validation, frames included
+    walk = W.walkthrough_of(view)
+    assert len(spec["frames"]) == len(walk.frames) == len(lines)
+    assert len(spec["layout"]["sliders"][0]["steps"]) == len(walk.frames)
+    assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
+    for drawn, data in zip(spec["frames"], walk.frames):
+        np.testing.assert_allclose(decoded(drawn["data"][3]["y"]), data.bars, rtol=1e-6, equal_nan=True)
+        assert drawn["data"][3]["type"] == "bar"
+        assert drawn["layout"]["annotations"][0]["text"].startswith(f"<b>Step {data.step} of 4")
+    assert spec["layout"]["xaxis2"]["tickfont"]["size"] == (18 if teaching else 12)
+    assert spec["layout"]["xaxis2"]["autotickangles"] == [0, 90]  # crowded labels turn upright and thin out
+    assert spec["layout"]["height"] <= 720
+    assert filename.startswith("walkthrough_") and filename.endswith("L0H2-t1")
+
+
+def test_the_html_file_holds_plotly_and_waits_for_play(model):
+    page = W.animation_html(view_of(model, "I am good.", token=2)).decode()
+    assert "<script src=" not in page  # plotly.js is inside: nothing to fetch
+    assert len(page) > 3_000_000 and "Plotly.addFrames" in page
+    plot_script = page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
+    assert "Plotly.animate" not in plot_script  # auto_play=False: it waits for Play
+    assert "Save every frame as PNG" in page and "Save every frame as SVG" in page
+    assert "<title>Self-attention, four steps: good in “I am good.”</title>" in page
+
+
+def test_the_start_page_plays_the_four_steps_and_the_step_pages_link_to_it():
+    at = run_app("pages/home.py", "I am good.", token=2)
+    assert not at.exception, at.exception
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    animated = [spec for spec in specs if spec.get("frames")]
+    assert len(animated) == 1 and "“good”" in animated[0]["layout"]["title"]["text"]
+    assert any("Play the four steps for “good”" in str(h.value) for h in at.get("subheader"))
+    for page in ("pages/step1_scores.py", "pages/step4_output.py"):
+        step = run_app(page, "I am good.")
+        assert not step.exception
+        links = [link.proto.label for link in step.get("page_link")]
+        assert any(label.startswith("▶ Play the four steps") for label in links), links
+
+
+# --- in Chromium ------------------------------------------------------------------------------------------------
+
+browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+                                  reason="Debian's Chromium is not installed (apt-get install -y chromium)")
+
+HEADING_JS = """() => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.querySelector('.slider-container'));
+  return plot ? plot.querySelector('.annotation-text').textContent : null;
+}"""
+
+
+def play_and_wait_for_frame(page, number, timeout_ms=30_000):
+    page.wait_for_function(f"() => ({HEADING_JS})() && ({HEADING_JS})().includes('({number}/')",
+                           timeout=timeout_ms)
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    from devtools.browser import streamlit_server
+
+    with streamlit_server() as (url, _process, _seconds):
+        yield url
+
+
+@browser_only
+def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(browser, server, tmp_path):
+    from bench.run import ScriptRuns
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    page = context.new_page()
+    runs = ScriptRuns(page)
+    page.goto(f"{server}/?sentence=I+am+good.&token=2")
+    wait_for_page(page)
+    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+    chart.scroll_into_view_if_needed()
+    assert "(1/11)" in page.evaluate(HEADING_JS)
+    since = time.perf_counter()
+    chart.get_by_text("▶ Play").click()
+    play_and_wait_for_frame(page, 3)  # the frames move on by themselves
+    chart.get_by_text("❚❚ Pause").click()
+    paused = page.evaluate(HEADING_JS)
+    page.wait_for_timeout(3000)
+    assert page.evaluate(HEADING_JS) == paused  # paused stays
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    ticks = chart.locator(".slider-tick-rect")
+    last = ticks.nth(ticks.count() - 1).bounding_box()
+    page.mouse.click(last["x"] + last["width"] / 2, rail["y"] + rail["height"] / 2)
+    play_and_wait_for_frame(page, 11)
+    assert "Step 4 of 4" in page.evaluate(HEADING_JS)
+    first = ticks.nth(0).bounding_box()
+    page.mouse.click(first["x"] + first["width"] / 2, rail["y"] + rail["height"] / 2)
+    play_and_wait_for_frame(page, 1)
+    page.wait_for_timeout(500)
+    assert runs.runs_since(since) == 0  # playing and the slider ran no script
+    # The download is made on click, without a rerun, and plays with the network off.
+    with page.expect_download(timeout=60_000) as info:
+        page.get_by_text("The animation as one HTML file").click()
+    download = info.value
+    assert download.suggested_filename == "walkthrough_i-am-good_L0H2-t2.html"
+    page.wait_for_timeout(500)
+    assert runs.runs_since(since) == 0
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    # A token chip reruns only what follows the token (one fragment run); the next pages keep that token.
+    since = time.perf_counter()
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^am$")).click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “am”')", timeout=30_000)
+    runs.wait_done(page, since)
+    assert runs.runs_since(since) == 1 and "token=1" in page.url
+    assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
+    page.locator('[data-testid="stSidebarNav"] a', has_text="3 · Softmax").first.click()
+    page.wait_for_selector("h3:has-text('Reading the row of “am”')", timeout=60_000)
+    # Back on the start page: after a chip, a choice in the sidebar's list still wins.
+    page.locator('[data-testid="stSidebarNav"] a', has_text="What self-attention does").first.click()
+    wait_for_page(page)
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^good$")).click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
+    wait_for_page(page)
+    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last.locator("input").click()
+    page.keyboard.press("ArrowDown")  # opens the list
+    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="3: .").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “.”')", timeout=30_000)
+    assert "The selected token, “.”" in page.locator('[data-testid="stMain"]').inner_text()
+    context.close()
+
+    offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})
+    requested = []
+    offline.route("**/*", lambda route: (requested.append(route.request.url), route.continue_()
+                                         if route.request.url.startswith("file:") else route.abort()))
+    page = offline.new_page()
+    page.goto(saved.as_uri())
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
+    assert [url for url in requested if not url.startswith("file:")] == []
+    assert "(1/11)" in page.evaluate(HEADING_JS)
+    page.get_by_text("▶ Play").click()
+    play_and_wait_for_frame(page, 3)
+    page.get_by_text("❚❚ Pause").click()
+    # For slides: every frame as its own SVG file, named after the view and the frame.
+    files = []
+    page.on("download", lambda download: files.append(download))
+    page.get_by_text("Save every frame as SVG").click()
+    page.wait_for_function("() => document.querySelector('.js-plotly-plot .annotation-text').textContent"
+                           ".includes('(11/')", timeout=30_000)
+    page.wait_for_timeout(1500)
+    assert [f.suggested_filename for f in files] == [f"walkthrough_i-am-good_L0H2-t2_frame{n:02d}.svg"
+                                                     for n in range(1, 12)]
+    last = Path(files[-1].path()).read_text()
+    assert last.lstrip().startswith("<svg") and "Step 4 of 4" in last
+    offline.close()
+
+
+def click_frame(page, chart, number):
+    """Move the walk-through's slider to a frame (0-based), as a pointer does."""
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    tick = chart.locator(".slider-tick-rect").nth(number).bounding_box()
+    page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+    play_and_wait_for_frame(page, number + 1)
+
+
+@browser_only
+@pytest.mark.parametrize("sentence", ["I am good.", FORTY])
+def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence):
+    """Every frame of the walk-through, on screen and on a 1280 × 720 slide, at 4 and 40 tokens: no word clipped
+    or overlapping another (devtools/layout.py), and the slide's figure fits."""
+    import urllib.parse
+
+    from devtools.layout import figure_texts, layout_problems
+
+    problems = []
+    for teaching in (False, True):
+        context = browser.new_context(viewport={"width": 1280, "height": 720} if teaching else
+                                      {"width": 1400, "height": 1000})
+        page = context.new_page()
+        query = urllib.parse.urlencode({"sentence": sentence, "token": "2", "teach": str(teaching).lower()})
+        page.goto(f"{server}/?{query}")
+        wait_for_page(page)
+        chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+        chart.scroll_into_view_if_needed()
+        box = chart.bounding_box()
+        if teaching:
+            assert box["height"] <= 720 and box["width"] <= 1280
+        for number in range(chart.locator(".slider-tick-rect").count()):
+            click_frame(page, chart, number)
+            page.wait_for_timeout(150)
+            texts = [figure for figure in figure_texts(page) if "Play the four steps" in figure["title"]]
+            assert len(texts) == 1 and len(texts[0]["texts"]) > 10  # the walk-through's words were measured
+            problems += [f"{'teaching' if teaching else 'normal'}, frame {number + 1}: {problem}"
+                         for problem in layout_problems(texts)]
+        context.close()
+    assert not problems, "\n".join(problems[:20])

@@ -1,0 +1,484 @@
+"""“Play the four steps”: the selected token's row through the four steps as one animated plotly figure.
+
+The frames are plotly animation frames: Play/Pause and the step slider run in the browser, so playing and
+moving the slider never run the page's script. The numbers come from attention/walkthrough.py on the view's
+whole-sentence steps (learned mode: hidden [CLS]/[SEP] folded into one column, as the step pages fold them).
+The captions are written from those numbers here; a teacher downloads the animation as one HTML file.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import textwrap
+from typing import TYPE_CHECKING
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+
+from attention.walkthrough import Frame, Walkthrough, walk_through
+
+from .figures import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
+                      download_config, figure_filename, figure_title, font_sizes, title_block_height)
+
+if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
+    from .state import View
+
+STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
+              4: "the values, mixed by the weights"}
+BAR = "#3b82f6"
+FAINT = "rgba(148, 163, 184, 0.45)"
+POSITIVE, NEGATIVE = "#dc2626", "#2563eb"
+TOTAL = "#1f2937"
+# One frame shows this long while playing: a caption of about 20 words, read aloud.
+FRAME_MS = 2200
+TRANSITION_MS = 500
+# Values written on the bars while the row has at most this many columns (else on hover only).
+BAR_TEXT_LIMIT = {False: 14, True: 12}
+# Characters of caption per line at the figure's width (an 18 px slide font is wider).
+CAPTION_LINE_CHARS = {False: 120, True: 112}
+# The whole figure, title included, before upright token labels add their height; a teaching-mode slide of
+# 1280 × 720 holds it (at most SLIDE_HEIGHT) with nothing else.
+BASE_HEIGHT = {False: 620, True: 600}
+SLIDE_HEIGHT = 710
+# The plot area's width the figure gets (the page's main column; a slide's 1280 px less Streamlit's padding).
+PLOT_WIDTH = {False: 880, True: 1080}
+LEFT_MARGIN = {False: 64, True: 84}  # fixed: y tick labels of every frame fit, so the panels never jump sideways
+
+
+def walkthrough_of(view: View) -> Walkthrough:
+    """The selected token's walk-through on the numbers the step pages show (learned mode: the model's whole
+    sentence, hidden tokens in one column)."""
+    base, row = view.base, view.base_index
+    if view.is_toy:
+        groups = [[j] for j in range(len(view.tokens))]
+    else:
+        groups = [[int(j)] for j in view.shown] + ([[int(j) for j in view.hidden]] if view.hidden.size else [])
+    return walk_through(base.q[row], base.k, base.v, row, groups)
+
+
+# --- captions: one plain line per frame, written from its numbers ------------------------------------------------
+
+def _q(label: str) -> str:
+    return f"“{label}”"
+
+
+def _num(x: float) -> str:
+    return f"{x:.2f}".replace("-", "−")
+
+
+def _pct(x: float) -> str:
+    if 0 < x < 0.001:
+        return "less than 0.1%"
+    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+
+
+def _who(column: int, columns: list[str], query_column: int) -> str:
+    return "itself" if column == query_column else _q(columns[column])
+
+
+def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int) -> list[str]:
+    """One line per frame, plain text (escape it for where it goes). columns: the drawn columns' labels;
+    key_names: every key's token (the whole sentence in learned mode)."""
+    me = _q(columns[query_column])
+    raw_columns = walk.score_per_column(walk.raw)
+    single = [c for c, group in enumerate(walk.groups) if len(group) == 1]
+    folded = [c for c, group in enumerate(walk.groups) if len(group) > 1]
+    weights = walk.column_weights
+    lines = []
+    for frame in walk.frames:
+        if frame.kind == "key":
+            c = frame.columns[0]
+            score = raw_columns[c]
+            whom = "its own key" if c == query_column else f"the key of {_q(columns[c])}"
+            sign = " Below zero: the two vectors point more apart than alike." if score < 0 else ""
+            lines.append(f"The query of {me} meets {whom}: {walk.d_k} numbers multiplied pair by pair (top), "
+                         f"added up: score {_num(score)} (bottom).{sign}")
+        elif frame.kind == "rest":
+            rest = raw_columns[list(frame.columns)]
+            lines.append(f"The other {len(frame.columns)} keys the same way: scores from {_num(rest.min())} "
+                         f"to {_num(rest.max())}.")
+        elif frame.kind == "row":
+            shown = raw_columns[single]
+            best, worst = single[int(np.argmax(shown))], single[int(np.argmin(shown))]
+            if len(single) == 1:
+                text = f"The row of raw scores of {me} has one score: {_num(raw_columns[best])}, with itself."
+            else:
+                text = (f"The row of raw scores of {me}: highest {_num(raw_columns[best])} with "
+                        f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
+                        f"{_who(worst, columns, query_column)}.")
+            for c in folded:
+                group = walk.groups[c]
+                names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
+                text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}): "
+                         f"not drawn, as on step 1; from step 3 on they share one column.")
+            lines.append(text)
+        elif frame.kind == "scaled":
+            c = single[int(np.argmax(np.abs(raw_columns[single])))]
+            raw_row = raw_columns[single]  # the drawn bars: a folded column has no score
+            scaled_row = raw_row / walk.scale
+            lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
+                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
+                         f"{_who(c, columns, query_column)}. The order "
+                         f"stays; the range {_num(raw_row.max() - raw_row.min())} shrinks to "
+                         f"{_num(scaled_row.max() - scaled_row.min())}.")
+        elif frame.kind == "exp":
+            exps = walk.column_exps
+            c = int(np.argmax(exps))
+            score = walk.score_per_column(walk.scaled)[c]
+            whose = (_who(c, columns, query_column) if np.isfinite(score) else
+                     f"{_q(columns[c])} (their e-values added)")
+            if walk.shift:
+                lines.append(f"Softmax raises e to the power of each score minus the largest, {_num(walk.shift)} "
+                             f"(this changes no weight and keeps the numbers small): every number turns positive, "
+                             f"the largest, for {whose}, becomes {_num(exps[c])}. They add up to "
+                             f"{_num(walk.exp_total)}.")
+            else:
+                power = f"e^{_num(score)} = " if np.isfinite(score) else ""
+                lines.append(f"Softmax raises e to the power of each score: every number turns positive and big "
+                             f"scores grow fastest ({power}{_num(exps[c])} for {whose}). They add up to "
+                             f"{_num(walk.exp_total)}.")
+        elif frame.kind == "weights":
+            order = [int(c) for c in np.argsort(-weights, kind="stable")]
+            top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
+            parts = ", ".join(f"{_pct(weights[c])} on {_who(c, columns, query_column)}" for c in top)
+            lines.append(f"Each divided by their sum, {_num(walk.exp_total)}: the weights, which add up to 1 "
+                         f"(100%): {parts}.")
+        elif frame.kind == "share":
+            c = frame.columns[0]
+            what = "its own value" if c == query_column else f"the value of {_q(columns[c])}"
+            if len(walk.groups[c]) > 1:
+                what = f"the values of {' and '.join(key_names[j] for j in walk.groups[c])}"
+            lines.append(f"{_pct(weights[c])} × {what} (light bars) is added to the output of {me} (dark bars).")
+        elif frame.kind == "others":
+            share = weights[list(frame.columns)].sum()
+            lines.append(f"The last value, {_pct(share)} of the weight, is added in the same way." if
+                         len(frame.columns) == 1 else
+                         f"The other {len(frame.columns)} values, {_pct(share)} of the weight together, are added "
+                         f"in the same way.")
+        else:  # the output
+            own = weights[query_column]
+            lines.append(f"The output of {me}: {walk.output.size} new numbers, {_pct(own)} from its own value and "
+                         f"{_pct(1 - own)} from the other tokens' values. The next layer reads this vector.")
+    return lines
+
+
+# --- the figure --------------------------------------------------------------------------------------------------
+
+def _finite_bound(*arrays, floor: float = 1e-9) -> float:
+    values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+    values = values[np.isfinite(values)]
+    return max(float(np.abs(values).max()) if values.size else 0.0, floor)
+
+
+def _signed_range(*arrays) -> list[float]:
+    values = np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays])
+    values = values[np.isfinite(values)]
+    low, high = min(0.0, float(values.min())), max(0.0, float(values.max()))
+    pad = 0.18 * ((high - low) or 1.0)
+    return [low - (pad if low < 0 else 0), high + pad]
+
+
+def _bar_text(values, fmt: str, show: bool) -> list[str]:
+    if not show:
+        return [""] * len(values)
+    return ["" if not np.isfinite(v) else (f"{100 * v:.0f}%" if fmt == "%" else _num(v)) for v in values]
+
+
+def _geometry(labels: list[str], lines: list[str], title: str, teaching: bool) -> dict:
+    """Where everything goes, in paper fractions computed from pixels: the controls, the step heading, the
+    caption (as many lines as the longest), the vector panel and the row panel above the token labels."""
+    sizes = font_sizes(teaching)
+    longest = max(len(label) for label in labels)
+    # Plotly turns the labels upright when two neighbours would touch (a character is about 0.55 of the size).
+    widths = [0.55 * sizes["tick"] * len(label) for label in labels]
+    slot = PLOT_WIDTH[teaching] / len(labels)
+    upright = any((a + b) / 2 + 6 > slot for a, b in zip(widths, widths[1:]))
+    label_px = int(0.62 * sizes["tick"] * min(longest, 16)) + 14 if upright else sizes["tick"] + 14
+    top = title_block_height(title, teaching)
+    total = BASE_HEIGHT[teaching] + (label_px - sizes["tick"] - 14)
+    if teaching:
+        total = min(total, SLIDE_HEIGHT)
+    bottom = label_px + 6
+    paper = total - top - bottom
+    caption_lines = max(len(textwrap.wrap(line, CAPTION_LINE_CHARS[teaching])) for line in lines)
+    heading_at = 56 if teaching else 50  # below the Play button and the slider's labels
+    caption_at = heading_at + int(1.5 * (sizes["title"] - 4))
+    vector_top = caption_at + int(caption_lines * 1.35 * (sizes["base"] + 1)) + 12
+    rest = paper - vector_top - 34  # the vector panel's axis title sits in the gap
+    vector_bottom = vector_top + int(0.36 * rest)
+
+    def y(px):
+        return round(1 - px / paper, 4)
+
+    return {"total": total, "bottom": bottom, "top": top, "heading": y(heading_at), "caption": y(caption_at),
+            "vector": [y(vector_bottom), y(vector_top)], "row": [0.0, y(vector_bottom + 34)]}
+
+
+def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str], query_label: str,
+                teaching: bool, ranges: dict, number: int, n_frames: int, where: dict) -> tuple[list[dict], dict]:
+    """The four traces' data and the layout of one frame."""
+    n_columns = len(labels)
+    show_text = n_columns <= BAR_TEXT_LIMIT[teaching]
+    colours = [HIGHLIGHT if c in frame.columns else BAR for c in range(n_columns)]
+    percent = frame.kind in ("weights", "share", "others", "output")
+    if frame.step == 4:  # the shares added so far blue, the one being added orange, the rest pale
+        added = set()
+        for earlier in walk.frames[:number + 1]:
+            if earlier.step == 4:
+                added |= set(earlier.columns)
+        colours = [HIGHLIGHT if c in frame.columns else (BAR if c in added or frame.kind == "output" else FAINT)
+                   for c in range(n_columns)]
+    d = frame.vector.size if np.isfinite(frame.vector).any() else frame.total.size
+    dims = list(range(d))
+    vector = np.nan_to_num(frame.vector, nan=0.0) if np.isfinite(frame.vector).any() else np.zeros(d)
+    total = frame.total if np.isfinite(frame.total).any() else np.full(d, np.nan)
+    vector_colours = [POSITIVE if v >= 0 else NEGATIVE for v in vector]
+    if frame.step == 4:
+        vector_colours = ["rgba(245, 158, 11, 0.55)"] * d
+    me = html.escape(query_label, quote=False)
+    traces = [
+        {"x": dims, "y": vector, "marker": {"color": vector_colours}},
+        {"x": dims, "y": total},
+        {"x": labels, "y": frame.before},
+        {"x": labels, "y": frame.bars, "marker": {"color": colours},
+         "text": _bar_text(frame.bars, "%" if percent else "", show_text)},
+    ]
+    top_visible = frame.kind in ("key", "share", "others", "output")
+    sizes = font_sizes(teaching)
+    if frame.step == 1:
+        top_title = f"q({me}) × k, number by number: red = same sign, blue = opposite" if frame.kind == "key" else ""
+        bottom_title = "raw score q·k"
+    elif frame.step == 2:
+        top_title, bottom_title = "", f"score ÷ √{walk.d_k}"
+    elif frame.kind == "exp":
+        top_title, bottom_title = "", "e^score" if not walk.shift else f"e^(score − {_num(walk.shift)})"
+    elif frame.step == 3:
+        top_title, bottom_title = "", "weight"
+    else:
+        top_title = (f"the output of “{me}” ({d} numbers): dark = added so far, orange = this share"
+                     if frame.kind != "output" else f"the output of “{me}”: {d} numbers")
+        bottom_title = "weight"
+    heading = f"<b>Step {frame.step} of 4 · {html.escape(STEP_NAMES[frame.step])}</b>  ({number + 1}/{n_frames})"
+    wrapped = "<br>".join(html.escape(line, quote=False)
+                          for line in textwrap.wrap(caption, CAPTION_LINE_CHARS[teaching]))
+    annotations = [
+        {"text": heading, "xref": "paper", "yref": "paper", "x": 0, "y": where["heading"], "xanchor": "left",
+         "yanchor": "top",
+         "showarrow": False, "align": "left", "font": {"size": sizes["title"] - 4, "color": TICK_COLOUR}},
+        {"text": wrapped, "xref": "paper", "yref": "paper", "x": 0, "y": where["caption"], "xanchor": "left",
+         "yanchor": "top", "showarrow": False, "align": "left", "font": {"size": sizes["base"] + 1,
+                                                                          "color": TICK_COLOUR}},
+    ]
+    board = ""
+    if frame.step == 2:
+        board = f"each score ÷ √{walk.d_k} = ÷ {_num(walk.scale)}"
+    elif frame.step == 3:
+        power = f"e^(score − {_num(walk.shift)})" if walk.shift else "e^score"
+        board = (f"{power}, all added up: Σ = {_num(walk.exp_total)}" if frame.kind == "exp" else
+                 f"weight = {power} ÷ {_num(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
+    elif frame.kind == "row":
+        board = f"the row of raw scores of “{me}”"
+    elif frame.kind == "rest":
+        board = f"… and the other {len(frame.columns)} keys the same way"
+    # Every frame has the same three annotations: plotly merges a frame's list into the last one item by item.
+    annotations.append(_board(board, sizes, where))
+    bottom_range = ranges["weights"] if percent else ranges["exps"] if frame.kind == "exp" else ranges["scores"]
+    layout = {
+        "annotations": annotations,
+        "xaxis": {"visible": top_visible, "title": {"text": top_title}},
+        "yaxis": {"visible": top_visible, "range": ranges["products" if frame.step == 1 else "output"]},
+        "yaxis2": {"range": bottom_range, "title": {"text": bottom_title},
+                   "tickformat": ".0%" if percent else ""},
+    }
+    return traces, layout
+
+
+def _board(text: str, sizes: dict, where: dict) -> dict:
+    """Big writing in the top panel's place, for the frames that have no vector to show."""
+    return {"text": text, "xref": "paper", "yref": "paper", "x": 0.5, "y": sum(where["vector"]) / 2,
+            "xanchor": "center", "yanchor": "middle", "showarrow": False,
+            "font": {"size": sizes["title"] + 4, "color": TICK_COLOUR}}
+
+
+def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int,
+                       title: str, teaching: bool = False) -> go.Figure:
+    """The walk-through as one plotly figure with animation frames, Play/Pause and a slider (all in the browser).
+
+    Top: a vector (q × k number by number in step 1; each weighted value and the output in step 4). Bottom: the
+    token's row over the keys: raw scores, scaled, e^score, weights. Each frame carries its step and caption.
+    """
+    labels = axis_labels(columns)
+    lines = captions(walk, columns, key_names, query_column)
+    query_label = columns[query_column]
+    raw_columns, scaled_columns = walk.score_per_column(walk.raw), walk.score_per_column(walk.scaled)
+    partials = [f.total for f in walk.frames if f.step == 4] + [f.vector for f in walk.frames if f.step == 4]
+    bound = _finite_bound(walk.products)
+    out = _finite_bound(*partials)
+    ranges = {"products": [-1.15 * bound, 1.15 * bound], "output": [-1.15 * out, 1.15 * out],
+              "scores": _signed_range(raw_columns, scaled_columns),
+              "exps": [0, 1.2 * float(walk.column_exps.max())],
+              "weights": [0, min(1.08, 1.25 * float(walk.column_weights.max()))]}
+    where = _geometry(labels, lines, title, teaching)
+    specs = [_frame_spec(walk, frame, line, labels, query_label, teaching, ranges, number, len(walk.frames), where)
+             for number, (frame, line) in enumerate(zip(walk.frames, lines))]
+    sizes = font_sizes(teaching)
+    base_traces = [
+        {"type": "bar", "name": "vector", "xaxis": "x", "yaxis": "y", "showlegend": False,
+         "hovertemplate": "number %{x}: %{y:.3f}<extra></extra>"},
+        {"type": "bar", "name": "output so far", "xaxis": "x", "yaxis": "y", "width": 0.45, "showlegend": False,
+         "marker": {"color": TOTAL}, "hovertemplate": "output, number %{x}: %{y:.3f}<extra></extra>"},
+        {"type": "bar", "name": "before", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
+         "marker": {"color": FAINT}, "hovertemplate": "%{x}, before: %{y:.3f}<extra></extra>"},
+        {"type": "bar", "name": "row", "xaxis": "x2", "yaxis": "y2", "showlegend": False, "width": 0.6,
+         "textposition": "outside", "cliponaxis": False, "textfont": {"size": sizes["cell"], "color": TICK_COLOUR},
+         "hovertemplate": "%{x}: %{y:.4f}<extra></extra>"},
+    ]
+    first_traces, first_layout = specs[0]
+    traces = [{**base, **data} for base, data in zip(base_traces, first_traces)]
+    # A frame's trace needs its type (plotly.js draws a trace without one as a line); its x, the same in every
+    # frame, comes from the figure's own trace (the token labels are most of a long sentence's payload).
+    frames = [{"name": str(n), "data": [{**base, **{k: v for k, v in trace.items() if k != "x"}}
+                                        for base, trace in zip(base_traces, data)],
+               "traces": [0, 1, 2, 3], "layout": layout} for n, (data, layout) in enumerate(specs)]
+    slider_steps = []
+    previous_step = 0
+    for n, frame in enumerate(walk.frames):
+        label = f"Step {frame.step}" if frame.step != previous_step else ""
+        previous_step = frame.step
+        slider_steps.append({"method": "animate", "label": label,
+                             "args": [[str(n)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                                                 "transition": {"duration": 0}}]})
+    play = {"label": "▶ Play", "method": "animate",
+            "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
+                            "transition": {"duration": TRANSITION_MS, "easing": "cubic-in-out"}}]}
+    pause = {"label": "❚❚ Pause", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                               "transition": {"duration": 0}}]}
+    button_font = {"size": sizes["base"] + 2}
+    # From the top: Play/Pause and the slider, the step and its caption, the vector panel, the row panel (its
+    # token labels below it, in the margin plotly grows for them).
+    layout = {
+        "barmode": "overlay", "bargap": 0.25, "showlegend": False,
+        "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "ticks": "", "zeroline": False,
+                  "showgrid": False, "fixedrange": True, **first_layout["xaxis"]},
+        "yaxis": {"domain": where["vector"], "anchor": "x", "automargin": False, "zeroline": True,
+                  "zerolinecolor": "#9ca3af", "fixedrange": True, **first_layout["yaxis"]},
+        "xaxis2": _category_axis(domain=[0, 1], anchor="y2", fixedrange=True),
+        "yaxis2": {"domain": where["row"], "anchor": "x2", "automargin": False, "zeroline": True,
+                   "zerolinecolor": "#6b7280", "fixedrange": True, **first_layout["yaxis2"]},
+        "annotations": first_layout["annotations"],
+        "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
+                         "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10}, "font": button_font,
+                         "buttons": [play, pause]}],
+        "sliders": [{"active": 0, "steps": slider_steps, "x": 0.24, "len": 0.76, "y": 1.0, "yanchor": "top",
+                     "pad": {"t": 0, "b": 0, "r": 16}, "currentvalue": {"visible": False},
+                     "font": {"size": sizes["tick"] - 2, "color": SUBTITLE_COLOUR}, "ticklen": 4}],
+    }
+    layout["margin"] = {"l": LEFT_MARGIN[teaching], "r": 10, "t": where["top"], "b": where["bottom"], "pad": 2}
+    height = where["total"] - where["top"] + 60  # _figure adds the title block
+    return _with_frames(_figure(traces, title, teaching, height, **layout), frames)
+
+
+class _UncheckedFrame:
+    """A frame plotly serialises as it is (Figure.to_dict reads each frame's _props). plotly.Figure validates
+    frames even when told not to: ~110 ms per walk-through, more than the page's model pass. tests/
+    test_walkthrough.py validates the whole spec, frames included."""
+
+    def __init__(self, props: dict):
+        self._props = props
+
+
+def _with_frames(fig: go.Figure, frames: list[dict]) -> go.Figure:
+    """The figure with its animation frames, unvalidated like every figure here."""
+    fig._frame_objs = tuple(_UncheckedFrame(frame) for frame in frames)
+    return fig
+
+
+ANCHOR = "play-the-four-steps"  # the start page links here from its first screen
+
+
+# --- on the page ---------------------------------------------------------------------------------------------------
+
+def build(view: View) -> tuple[go.Figure, list[str], str]:
+    """The walk-through figure of a view, its captions (plain text) and its file name."""
+    walk = walkthrough_of(view)
+    columns = view.key_labels
+    key_names = view.base_labels
+    title = figure_title(f"Play the four steps for “{view.token_label}”", view.settings.sentence, view.label)
+    fig = walkthrough_figure(walk, columns, key_names, view.token, title, view.settings.teaching)
+    filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
+    return fig, captions(walk, columns, key_names, view.token), filename
+
+
+def animation_html(view: View) -> bytes:
+    """The animation as one HTML file that a teacher opens by double-click, offline: plotly.js inside, stopped
+    on the first frame until Play is pressed."""
+    fig, _, filename = build(view)
+    spec = fig.to_plotly_json()
+    # Outside Streamlit: plotly's own light theme (Streamlit themes the figure in the app).
+    spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
+    page = go.Figure(spec, _validate=False).to_html(
+        include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%", div_id=HTML_PLOT_ID,
+        config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
+    title = html.escape(f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
+    page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{title}</title>', 1)
+    saving = SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
+    return page.replace("</body>", saving + "</body>", 1).encode("utf-8")
+
+
+HTML_PLOT_ID = "walkthrough"
+# In the downloaded file only (a page of its own, no sanitizer): every frame saved as its own picture, for slides.
+# The browser may ask once whether the page may download several files.
+SAVE_EVERY_FRAME_HTML = """
+<p style="font-family: sans-serif; margin: 8px 14px;">For slides:
+<button id="save-png" type="button">Save every frame as PNG</button>
+<button id="save-svg" type="button">Save every frame as SVG</button></p>
+<script>
+(() => {
+  const plot = document.getElementById('__PLOT__');
+  const name = __NAME__;
+  async function saveEveryFrame(format) {
+    const frames = plot._transitionData._frames.map((frame) => frame.name);
+    for (const frame of frames) {
+      await Plotly.animate(plot, [frame], {mode: 'immediate', frame: {duration: 0, redraw: true},
+                                           transition: {duration: 0}});
+      const number = String(Number(frame) + 1).padStart(2, '0');
+      await Plotly.downloadImage(plot, {format: format, scale: format === 'png' ? 3 : 1,
+                                        filename: name + '_frame' + number});
+    }
+  }
+  document.getElementById('save-png').addEventListener('click', () => saveEveryFrame('png'));
+  document.getElementById('save-svg').addEventListener('click', () => saveEveryFrame('svg'));
+})();
+</script>
+"""
+
+
+def show_walkthrough(view: View) -> None:
+    """The animated walk-through with its text alternative and, off slides, the download for class."""
+    import streamlit as st
+
+    from .state import view_again
+    from .text import md, quote
+
+    teaching = view.settings.teaching
+    fig, lines, filename = build(view)
+    st.subheader(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
+    if not teaching:
+        st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live numbers, "
+                    "or drag the slider to go frame by frame. Pick another token above to follow its row.")
+    st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough",
+                    alt=f"Animation of the four steps for “{view.token_label}” in {len(lines)} frames. "
+                        + " ".join(f"Frame {n}: {line}" for n, line in enumerate(lines, 1)))
+    if teaching:
+        return
+    settings, model = view.settings, view.model  # the button's function keeps these, never the view
+    st.download_button("⬇️ The animation as one HTML file (opens offline, for class)",
+                       lambda: animation_html(view_again(settings, model)), file_name=f"{filename}.html",
+                       mime="text/html", key="walkthrough-html", on_click="ignore")
+    st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's "
+               "top right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG.")
+    with st.expander("The frames in words"):
+        st.markdown("\n".join(f"{n}. {md(line)}" for n, line in enumerate(lines, 1)))
