@@ -211,8 +211,12 @@ def server(browser):
 
 
 @browser_only
-def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(browser, server, tmp_path):
+def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(browser, server, tmp_path, model):
     from bench.run import ScriptRuns
+    from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
+
+    # The default view's frame count, from the model: the page below opens the default layer and head.
+    frames = len(W.walkthrough_of(view_of(model, "I am good.", DEFAULT_LAYER, DEFAULT_HEAD, token=2)).frames)
 
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = context.new_page()
@@ -221,7 +225,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     wait_for_page(page)
     chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
     chart.scroll_into_view_if_needed()
-    assert "(1/11)" in page.evaluate(HEADING_JS)
+    assert f"(1/{frames})" in page.evaluate(HEADING_JS)
     since = time.perf_counter()
     chart.get_by_text("▶ Play").click()
     play_and_wait_for_frame(page, 3)  # the frames move on by themselves
@@ -233,7 +237,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     ticks = chart.locator(".slider-tick-rect")
     last = ticks.nth(ticks.count() - 1).bounding_box()
     page.mouse.click(last["x"] + last["width"] / 2, rail["y"] + rail["height"] / 2)
-    play_and_wait_for_frame(page, 11)
+    play_and_wait_for_frame(page, frames)
     assert "Step 4 of 4" in page.evaluate(HEADING_JS)
     first = ticks.nth(0).bounding_box()
     page.mouse.click(first["x"] + first["width"] / 2, rail["y"] + rail["height"] / 2)
@@ -244,7 +248,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     with page.expect_download(timeout=60_000) as info:
         page.get_by_text("The animation as one HTML file").click()
     download = info.value
-    assert download.suggested_filename == "walkthrough_i-am-good_L0H2-t2.html"
+    assert download.suggested_filename == f"walkthrough_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}-t2.html"
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0
     saved = tmp_path / download.suggested_filename
@@ -259,7 +263,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     assert runs.runs_since(since) == 1 and "token=1" in page.url
     assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
     page.locator('[data-testid="stSidebarNav"] a', has_text="3 · Softmax").first.click()
-    page.wait_for_selector("h3:has-text('Reading the row of “am”')", timeout=60_000)
+    page.wait_for_selector("h2:has-text('Reading the row of “am”')", timeout=60_000)
     # Back on the start page: after a chip, a choice in the sidebar's list still wins.
     page.locator('[data-testid="stSidebarNav"] a', has_text="What self-attention does").first.click()
     wait_for_page(page)
@@ -284,7 +288,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     page.goto(saved.as_uri())
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
     assert [url for url in requested if not url.startswith("file:")] == []
-    assert "(1/11)" in page.evaluate(HEADING_JS)
+    assert f"(1/{frames})" in page.evaluate(HEADING_JS)
     page.get_by_text("▶ Play").click()
     play_and_wait_for_frame(page, 3)
     page.get_by_text("❚❚ Pause").click()
@@ -292,11 +296,14 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     files = []
     page.on("download", lambda download: files.append(download))
     page.get_by_text("Save every frame as SVG").click()
-    page.wait_for_function("() => document.querySelector('.js-plotly-plot .annotation-text').textContent"
-                           ".includes('(11/')", timeout=30_000)
-    page.wait_for_timeout(1500)
-    assert [f.suggested_filename for f in files] == [f"walkthrough_i-am-good_L0H2-t2_frame{n:02d}.svg"
-                                                     for n in range(1, 12)]
+    page.wait_for_function("n => document.querySelector('.js-plotly-plot .annotation-text').textContent"
+                           ".includes('(' + n + '/')", arg=frames, timeout=30_000)
+    for _ in range(60):  # the last downloads arrive after the last frame is shown
+        if len(files) >= frames:
+            break
+        page.wait_for_timeout(250)
+    assert [f.suggested_filename for f in files] == [
+        f"walkthrough_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}-t2_frame{n:02d}.svg" for n in range(1, frames + 1)]
     last = Path(files[-1].path()).read_text()
     assert last.lstrip().startswith("<svg") and "Step 4 of 4" in last
     offline.close()

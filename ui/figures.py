@@ -96,12 +96,9 @@ def _line_lift(sizes: dict[str, int]) -> int:
 
 
 def title_block_height(title: str, teaching: bool) -> int:
-    """Pixels the toolbar band, title and subtitle take at the top of a figure."""
-    sizes = font_sizes(teaching)
-    _, subtitle = split_title(title)
-    lines = len(title_lines(title, teaching))
-    return (TOOLBAR_BAND + _line_lift(sizes) * (lines - 1) + int(1.35 * sizes["title"] * lines)
-            + (int(1.5 * sizes["subtitle"]) if subtitle else 0) + 18)
+    """Pixels the toolbar band, title and subtitle take at the top of a figure (as _figure lays them out: on a
+    slide the subtitle is the whole sentence, wrapped)."""
+    return _title_layout(title, teaching, TITLE_LINE_CHARS[teaching], None)[1]
 
 
 # A figure narrower than this (on a phone) is relaid out in the browser with its layout.meta["narrow"]

@@ -363,10 +363,11 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
         "barmode": "overlay", "bargap": 0.25, "showlegend": False,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "ticks": "", "zeroline": False,
                   "showgrid": False, "fixedrange": True, **first_layout["xaxis"]},
-        "yaxis": {"domain": where["vector"], "anchor": "x", "automargin": False, "zeroline": True,
+        # Few ticks: on a slide the whole sentence's subtitle can leave the panels short, and 18 px ticks must not touch.
+        "yaxis": {"domain": where["vector"], "anchor": "x", "automargin": False, "zeroline": True, "nticks": 4,
                   "zerolinecolor": "#9ca3af", "fixedrange": True, **first_layout["yaxis"]},
         "xaxis2": _category_axis(domain=[0, 1], anchor="y2", fixedrange=True),
-        "yaxis2": {"domain": where["row"], "anchor": "x2", "automargin": False, "zeroline": True,
+        "yaxis2": {"domain": where["row"], "anchor": "x2", "automargin": False, "zeroline": True, "nticks": 5,
                    "zerolinecolor": "#6b7280", "fixedrange": True, **first_layout["yaxis2"]},
         "annotations": first_layout["annotations"],
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
@@ -447,6 +448,8 @@ SAVE_EVERY_FRAME_HTML = """
       const number = String(Number(frame) + 1).padStart(2, '0');
       await Plotly.downloadImage(plot, {format: format, scale: format === 'png' ? 3 : 1,
                                         filename: name + '_frame' + number});
+      // Chromium drops downloads beyond about ten a second from one page: space them out.
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
   document.getElementById('save-png').addEventListener('click', () => saveEveryFrame('png'));
