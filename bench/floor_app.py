@@ -179,9 +179,8 @@ def home():
     prose(headings=2, paragraphs=12, expanders=1, alerts=1)
 
 
-@st.fragment
 def follow_the_selected_token():
-    """The app's start page reruns only what follows the selected token when a chip is clicked: so does the floor."""
+    """What follows the selected token on the start page (a chip click reruns the whole page, as in the app)."""
     token = st.session_state.get("token")
     if isinstance(token, int) and 0 <= token < len(S["tokens"]):
         S["token"] = token

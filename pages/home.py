@@ -3,7 +3,7 @@ import streamlit as st
 from attention.heads import PATTERN_WORDS, describe_heads
 from ui import figures, readouts, whys
 from ui.page import example_sentences, sentence_box, specials_note, step_nav, token_picker
-from ui.state import parity_badge, selected_token_view, settings
+from ui.state import current_view, parity_badge, settings
 from ui.text import pct, quote
 from ui.walkthrough import show_walkthrough
 
@@ -19,10 +19,10 @@ if not settings().teaching:  # slides: no buttons. Before the view: an empty sen
 sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
 
 
-@st.fragment
 def follow_the_selected_token():
-    """Everything here that follows the selected token: a token chip click reruns only this part."""
-    view = selected_token_view()
+    """Everything here that follows the selected token. A chip click reruns the whole page, not a fragment: a
+    fragment cannot redraw the sidebar, whose token list would then name another token than the page explains."""
+    view = current_view()
     tokens, keys, i = view.labels, view.key_labels, view.token
     weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
     focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
@@ -62,7 +62,7 @@ def follow_the_selected_token():
     return view
 
 
-view = follow_the_selected_token()  # a full run returns the view; the rest of the page does not use its token
+view = follow_the_selected_token()
 tokens = view.tokens
 
 st.header("Your sentence, as the model splits it")

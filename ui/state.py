@@ -11,7 +11,7 @@ import dataclasses
 import logging
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
@@ -288,7 +288,6 @@ def sidebar_ui() -> Settings:
     tokens = shown_tokens(sentence, show_special)
     token = 0
     if tokens:
-        _keep_token_picked_in_a_fragment()
         _follow_sentence_with_token(sentence, show_special, len(tokens), notices)
         labels = unique_labels(tokens)  # "the", "the²": one label per token, as on the chips and axes
         token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
@@ -326,14 +325,6 @@ def head_presets(side, layer: int, head: int) -> None:
         side.button(f"{'✓ ' if current else ''}{name} (layer {preset_layer}, head {preset_head})",
                     key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
                     disabled=current, use_container_width=True)
-
-
-def _keep_token_picked_in_a_fragment() -> None:
-    """A token chip in a fragment (selected_token_view) changed the token without redrawing the sidebar's list,
-    whose old value comes back with the next full run: the picked token stays, unless the list was changed."""
-    shown, picked = st.session_state.pop("_token_picked_in_fragment", (None, None))
-    if picked is not None and st.session_state.get("token") == shown:
-        st.session_state["token"] = picked
 
 
 def _follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
@@ -613,23 +604,6 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
 
 def current_view() -> View:
     s = settings()
-    model, analysis = load_analysis(s)
-    return build_view(s, model, analysis)
-
-
-def selected_token_view() -> View:
-    """current_view() for the part of a page that reruns alone (a fragment) when a token chip is clicked: with the
-    token picked since the page's last full run, which the link then carries too."""
-    s = settings()
-    token = st.session_state.get("token")
-    if isinstance(token, int) and token >= 0 and token != s.token:
-        # The sidebar's list was not redrawn: it still shows, and on the next full run sends back, the token of
-        # the last full run. Remembered, so that run keeps the picked one (_keep_token_picked_in_a_fragment).
-        shown = st.session_state.get("_token_picked_in_fragment", (s.token, token))[0]
-        st.session_state["_token_picked_in_fragment"] = (shown, token)
-        s = replace(s, token=token)
-        st.session_state["_settings"] = s
-        _link_token(token)
     model, analysis = load_analysis(s)
     return build_view(s, model, analysis)
 
