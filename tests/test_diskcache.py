@@ -118,7 +118,7 @@ def test_unused_and_surplus_entries_leave_and_nothing_else_is_touched(cache, mon
     old, other, new = "0" * 20, "1" * 20, "2" * 20  # fingerprints: older code, another model, this one
 
     def keep(key, stamp):
-        diskcache.save("training", key, stamp, training.TrainingRun("copy", 4, True, 1, 0.1, params=params))
+        diskcache.save("training", key, stamp, training.TrainingRun("copy", 4, True, 1, 0.1, params=params, heldout_loss=0.1, start_qk_variance=1.0))
 
     def stamps():
         return sorted(p.name.split("-")[1] for p in cache.glob("training-*-*"))

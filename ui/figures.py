@@ -961,6 +961,6 @@ def band_panels(x, panels: dict[str, dict[str, tuple]], title: str, x_title: str
                                      {"matches": "y", "showticklabels": False})}
         annotations.append({"text": html.escape(panel_title), "showarrow": False, "xref": "paper", "yref": "paper",
                             "xanchor": "center", "yanchor": "bottom", "x": sum(domains[index]) / 2, "y": 1.0,
-                            "font": {"size": 16 if teaching else 13, "color": TICK_COLOUR}})
+                            "font": {"size": font_sizes(teaching)["base"], "color": TICK_COLOUR}})
     return _figure(traces, title, teaching, 400, legend={"orientation": "h", "y": -0.3},
                    annotations=annotations, **axes)
