@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attention.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
-from ui.walkthrough import walkthrough_figure  # noqa: E402
+from ui.walkthrough import captions, frames_text_html, walkthrough_figure  # noqa: E402
 
 DEFAULT_SENTENCE = "I am good."
 D_MODEL, N_LAYERS, N_HEADS, D_HEAD = 384, 6, 12, 32
@@ -146,19 +146,19 @@ def walkthrough() -> None:
     n, i = len(tokens), S["token"]
     walk = walk_through(rng.standard_normal(D_HEAD) * 4, rng.standard_normal((n, D_HEAD)) * 4,
                         rng.standard_normal((n, D_HEAD)), i)
-    st.subheader(f"▶ Play the four steps for “{tokens[i]}”")
+    st.header(f"▶ Play the four steps for “{tokens[i]}”")
     fig = walkthrough_figure(walk, tokens, tokens, i, f"Play the four steps for “{tokens[i]}”",
                              teaching=S["teaching"])
     if not S["teaching"]:
         st.markdown("A floor paragraph: press Play.")
-    show(fig, "walkthrough", key="fig-walkthrough")
+    st.plotly_chart(fig, config=figures.download_config("walkthrough", S["teaching"]), key="fig-walkthrough")
+    with st.expander(figures.FIGURE_TEXT_LABEL):
+        st.html(frames_text_html(tokens[i], captions(walk, tokens, tokens, i), [f.step for f in walk.frames]))
     if S["teaching"]:
         return
     st.download_button("⬇️ The animation as one HTML file", b"", file_name="walkthrough.html",
                        key="walkthrough-html", on_click="ignore")
     st.caption("A floor caption under the figure.")
-    with st.expander("The frames in words"):
-        st.markdown("A floor list of the frames.")
 
 
 def step_nav(previous: str, following: str) -> None:

@@ -178,7 +178,7 @@ def test_the_start_page_plays_the_four_steps_and_the_step_pages_link_to_it():
     specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
     animated = [spec for spec in specs if spec.get("frames")]
     assert len(animated) == 1 and "“good”" in animated[0]["layout"]["title"]["text"]
-    assert any("Play the four steps for “good”" in str(h.value) for h in at.get("subheader"))
+    assert any("Play the four steps for “good”" in str(h.value) for h in at.get("header"))
     for page in ("pages/step1_scores.py", "pages/step4_output.py"):
         step = run_app(page, "I am good.")
         assert not step.exception

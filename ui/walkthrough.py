@@ -19,8 +19,9 @@ import plotly.io
 
 from attention.walkthrough import Frame, Walkthrough, walk_through
 
-from .figures import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
-                      download_config, figure_filename, figure_title, font_sizes, title_block_height)
+from .figures import (FIGURE_TEXT_LABEL, HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure,
+                      axis_labels, download_config, figure_filename, figure_title, font_sizes, on_a_phone,
+                      title_block_height)
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
     from .state import View
@@ -38,6 +39,12 @@ TRANSITION_MS = 500
 BAR_TEXT_LIMIT = {False: 14, True: 12}
 # Characters of caption per line at the figure's width (an 18 px slide font is wider).
 CAPTION_LINE_CHARS = {False: 120, True: 112}
+PHONE_LINE_CHARS = 44  # a 390 px phone: captions and the vector panel's title wrap this short
+
+
+def _line_chars(teaching: bool) -> int:
+    """Characters a caption line may have: the figure's width is known on the server only as 'a phone' or not."""
+    return PHONE_LINE_CHARS if not teaching and on_a_phone() else CAPTION_LINE_CHARS[teaching]
 # The whole figure, title included, before upright token labels add their height; a teaching-mode slide of
 # 1280 × 720 holds it (at most SLIDE_HEIGHT) with nothing else.
 BASE_HEIGHT = {False: 620, True: 600}
@@ -202,7 +209,7 @@ def _geometry(labels: list[str], lines: list[str], title: str, teaching: bool) -
         total = min(total, SLIDE_HEIGHT)
     bottom = label_px + 6
     paper = total - top - bottom
-    caption_lines = max(len(textwrap.wrap(line, CAPTION_LINE_CHARS[teaching])) for line in lines)
+    caption_lines = max(len(textwrap.wrap(line, _line_chars(teaching))) for line in lines)
     heading_at = 56 if teaching else 50  # below the Play button and the slider's labels
     caption_at = heading_at + int(1.5 * (sizes["title"] - 4))
     vector_top = caption_at + int(caption_lines * 1.35 * (sizes["base"] + 1)) + 12
@@ -262,7 +269,7 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
         bottom_title = "weight"
     heading = f"<b>Step {frame.step} of 4 · {html.escape(STEP_NAMES[frame.step])}</b>  ({number + 1}/{n_frames})"
     wrapped = "<br>".join(html.escape(line, quote=False)
-                          for line in textwrap.wrap(caption, CAPTION_LINE_CHARS[teaching]))
+                          for line in textwrap.wrap(caption, _line_chars(teaching)))
     annotations = [
         {"text": heading, "xref": "paper", "yref": "paper", "x": 0, "y": where["heading"], "xanchor": "left",
          "yanchor": "top",
@@ -287,7 +294,8 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     bottom_range = ranges["weights"] if percent else ranges["exps"] if frame.kind == "exp" else ranges["scores"]
     layout = {
         "annotations": annotations,
-        "xaxis": {"visible": top_visible, "title": {"text": top_title}},
+        "xaxis": {"visible": top_visible, "title": {"text": "<br>".join(
+            html.escape(line, quote=False) for line in textwrap.wrap(top_title, _line_chars(teaching)))}},
         "yaxis": {"visible": top_visible, "range": ranges["products" if frame.step == 1 else "output"]},
         "yaxis2": {"range": bottom_range, "title": {"text": bottom_title},
                    "tickformat": ".0%" if percent else ""},
@@ -356,14 +364,14 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
-    button_font = {"size": sizes["base"] + 2}
+    button_font = {"size": sizes["base"] + 2, "color": TICK_COLOUR}  # dark: plotly's default grey is faint on a slide
     # From the top: Play/Pause and the slider, the step and its caption, the vector panel, the row panel (its
     # token labels below it, in the margin plotly grows for them).
     layout = {
         "barmode": "overlay", "bargap": 0.25, "showlegend": False,
         "xaxis": {"domain": [0, 1], "anchor": "y", "showticklabels": False, "ticks": "", "zeroline": False,
                   "showgrid": False, "fixedrange": True, **first_layout["xaxis"]},
-        # Few ticks: on a slide the whole sentence's subtitle can leave the panels short, and 18 px ticks must not touch.
+        # Few ticks: a slide's whole-sentence subtitle can leave the panels short; 18 px ticks must not touch.
         "yaxis": {"domain": where["vector"], "anchor": "x", "automargin": False, "zeroline": True, "nticks": 4,
                   "zerolinecolor": "#9ca3af", "fixedrange": True, **first_layout["yaxis"]},
         "xaxis2": _category_axis(domain=[0, 1], anchor="y2", fixedrange=True),
@@ -375,7 +383,8 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
                          "buttons": [play, pause]}],
         "sliders": [{"active": 0, "steps": slider_steps, "x": 0.24, "len": 0.76, "y": 1.0, "yanchor": "top",
                      "pad": {"t": 0, "b": 0, "r": 16}, "currentvalue": {"visible": False},
-                     "font": {"size": sizes["tick"] - 2, "color": SUBTITLE_COLOUR}, "ticklen": 4}],
+                     "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 2, "color": SUBTITLE_COLOUR},
+                     "ticklen": 4}],
     }
     layout["margin"] = {"l": LEFT_MARGIN[teaching], "r": 10, "t": where["top"], "b": where["bottom"], "pad": 2}
     height = where["total"] - where["top"] + 60  # _figure adds the title block
@@ -459,22 +468,33 @@ SAVE_EVERY_FRAME_HTML = """
 """
 
 
+def frames_text_html(token: str, lines: list[str], steps: list[int]) -> str:
+    """The walk-through as text: one sentence, then a table of its frames (frame, step, caption); all escaped."""
+    sentence = (f"An animation of the four steps for “{token}” in {len(lines)} frames: the scores, the scaling by "
+                "√d_k, the softmax weights and the output, each frame with its numbers.")
+    rows = "".join(f"<tr><th scope=\"row\">{n}</th><td>{step}</td><td>{html.escape(line)}</td></tr>"
+                   for n, (line, step) in enumerate(zip(lines, steps), 1))
+    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">frame</th>'
+            f'<th scope="col">step</th><th scope="col">what happens</th></tr></thead><tbody>{rows}</tbody></table>'
+            '</div>')
+
+
 def show_walkthrough(view: View) -> None:
     """The animated walk-through with its text alternative and, off slides, the download for class."""
     import streamlit as st
 
     from .state import view_again
-    from .text import md, quote
+    from .text import quote
 
     teaching = view.settings.teaching
     fig, lines, filename = build(view)
-    st.subheader(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
+    st.header(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
     if not teaching:
         st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live numbers, "
                     "or drag the slider to go frame by frame. Pick another token above to follow its row.")
-    st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough",
-                    alt=f"Animation of the four steps for “{view.token_label}” in {len(lines)} frames. "
-                        + " ".join(f"Frame {n}: {line}" for n, line in enumerate(lines, 1)))
+    st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
+    with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
+        st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
     if teaching:
         return
     settings, model = view.settings, view.model  # the button's function keeps these, never the view
@@ -483,5 +503,4 @@ def show_walkthrough(view: View) -> None:
                        mime="text/html", key="walkthrough-html", on_click="ignore")
     st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's "
                "top right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG.")
-    with st.expander("The frames in words"):
-        st.markdown("\n".join(f"{n}. {md(line)}" for n, line in enumerate(lines, 1)))
+
