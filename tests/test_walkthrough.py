@@ -18,6 +18,7 @@ from attention import core, explain
 from attention.walkthrough import KEYS_ONE_BY_ONE, walk_through
 from devtools.browser import CHROMIUM, wait_for_page
 from ui import walkthrough as W
+from ui import whys
 from ui.state import Settings, build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -86,6 +87,11 @@ def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, 
     assert f"{100 * view.weights[i][top]:.0f}%" in line_of["weights"]
     row_line = line_of["row"]
     assert "[CLS]" in row_line and f"{walk.raw[0]:.2f}".replace("-", "−") in row_line  # the hidden scores named
+    # The output splits as step 4 splits it: its own value, the other words, [CLS] and [SEP].
+    words, own = whys.other_words_share(view)
+    markers = 1.0 - words - own
+    assert (f"{W._pct(own)} from its own value, {W._pct(words)} from the other words' values" in line_of["output"]
+            and (markers < 0.005 or f"{W._pct(markers)} from [CLS] and [SEP]" in line_of["output"])), line_of["output"]
 
 
 @pytest.mark.parametrize("mode, special", [("learned", True), ("identity", False), ("random", False)])

@@ -165,9 +165,14 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
                          f"The other {len(frame.columns)} values, {_pct(share)} of the weight together, are added "
                          f"in the same way.")
         else:  # the output
+            # Split as step 4 splits it: own value, the other words, and [CLS]/[SEP] (a folded column).
             own = weights[query_column]
-            lines.append(f"The output of {me}: {walk.output.size} new numbers, {_pct(own)} from its own value and "
-                         f"{_pct(1 - own)} from the other tokens' values. The next layer reads this vector.")
+            markers = float(sum(weights[c] for c in folded))
+            words = max(1 - own - markers, 0.0)
+            from_markers = f" and {_pct(markers)} from [CLS] and [SEP]" if folded and markers >= 0.005 else ""
+            lines.append(f"The output of {me}: {walk.output.size} new numbers, {_pct(own)} from its own value, "
+                         f"{_pct(words)} from the other words' values{from_markers}. The next layer reads this "
+                         f"vector.")
     return lines
 
 
@@ -352,8 +357,12 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
                "traces": [0, 1, 2, 3], "layout": layout} for n, (data, layout) in enumerate(specs)]
     slider_steps = []
     previous_step = 0
+    # Step 2 is one frame, so its label sits next to step 3's: at 18 px, past 14 frames, "Step 2" and "Step 3" no
+    # longer fit side by side on a slide (plotly then drops one), so steps 2–4 are labelled by their number.
+    short_labels = teaching and len(walk.frames) > 14
     for n, frame in enumerate(walk.frames):
-        label = f"Step {frame.step}" if frame.step != previous_step else ""
+        name = str(frame.step) if short_labels and frame.step > 1 else f"Step {frame.step}"
+        label = name if frame.step != previous_step else ""
         previous_step = frame.step
         slider_steps.append({"method": "animate", "label": label,
                              "args": [[str(n)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
