@@ -357,11 +357,11 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
                "traces": [0, 1, 2, 3], "layout": layout} for n, (data, layout) in enumerate(specs)]
     slider_steps = []
     previous_step = 0
-    # Step 2 is one frame, so its label sits next to step 3's: at 18 px, past 14 frames, "Step 2" and "Step 3" no
-    # longer fit side by side on a slide (plotly then drops one), so steps 2–4 are labelled by their number.
+    # Step 2 is one frame, so its label sits next to step 3's. Plotly shows every k-th label, k set by the widest
+    # label: at 18 px past 14 frames "Step 1" made it every 2nd and dropped step 2's; bare numbers keep all four.
     short_labels = teaching and len(walk.frames) > 14
     for n, frame in enumerate(walk.frames):
-        name = str(frame.step) if short_labels and frame.step > 1 else f"Step {frame.step}"
+        name = str(frame.step) if short_labels else f"Step {frame.step}"
         label = name if frame.step != previous_step else ""
         previous_step = frame.step
         slider_steps.append({"method": "animate", "label": label,
