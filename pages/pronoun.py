@@ -6,9 +6,11 @@ import streamlit as st
 from attention import core
 from attention import pronoun as pr
 from attention.model import SentenceError
-from ui import figures, shared, tables
-from ui.state import (MAX_SENTENCE_CHARS, analyze, core_attentions, model_or_stop, open_head_in_steps,
-                      settings)
+from serving import shared
+from serving.models import analyze, core_attentions
+from ui import figures, tables
+from ui.model import model_or_stop
+from ui.settings import MAX_SENTENCE_CHARS, open_head_in_steps, settings
 from ui.text import md, pct, plain_small, quote, shorten
 
 DEFAULT = shared.PRONOUN_DEFAULT

@@ -2,9 +2,12 @@ import numpy as np
 import streamlit as st
 
 from attention import training, training_rates
-from ui import figures, shared, tables
-from ui.state import current_view, model_or_stop, settings, steps_for
+from serving import shared
+from ui import figures, tables
+from ui.model import model_or_stop
+from ui.settings import settings
 from ui.text import pct, quote
+from ui.view import current_view, steps_for
 
 D_K_OPTIONS = [4, 8, 16, 32, 64, 128, 512]
 SNAPSHOT_STEPS = training.LAB_SNAPSHOTS

@@ -8,7 +8,10 @@ import numpy as np
 import streamlit as st
 
 from . import figures
-from .state import View, choose_sentence, current_view, parity_badge, settings, shown_tokens, view_again
+from .parity import parity_badge
+from .settings import choose_sentence, settings
+from .sidebar import shown_tokens
+from .view import View, current_view, view_again
 from .text import md
 
 

@@ -24,7 +24,7 @@ from .figures import (FIGURE_TEXT_LABEL, HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR
                       title_block_height)
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
-    from .state import View
+    from .view import View
 
 STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
               4: "the values, mixed by the weights"}
@@ -483,7 +483,7 @@ def show_walkthrough(view: View) -> None:
     """The animated walk-through with its text alternative and, off slides, the download for class."""
     import streamlit as st
 
-    from .state import view_again
+    from .view import view_again
     from .text import quote
 
     teaching = view.settings.teaching
