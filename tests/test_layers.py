@@ -20,14 +20,15 @@ def layer_of(module: str) -> str:
 def module_files() -> dict[str, Path]:
     files = {"app": ROOT / "app.py"}
     for package in LAYERS:
-        for path in sorted((ROOT / package).glob("*.py")):
-            files[package if path.stem == "__init__" else f"{package}.{path.stem}"] = path
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return files
 
 
-def imports_of(module: str, source: str, known: set[str]) -> set[str]:
+def imports_of(module: str, source: str, known: set[str], is_package: bool = False) -> set[str]:
     """The first-party modules `module` imports (`from x import y` counts as x.y when that is a module)."""
-    package = module if module in LAYERS else module.rpartition(".")[0]
+    package = module if is_package or module in LAYERS else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -48,9 +49,9 @@ def imports_of(module: str, source: str, known: set[str]) -> set[str]:
     return found
 
 
-def import_graph(sources: dict[str, str]) -> dict[str, set[str]]:
+def import_graph(sources: dict[str, str], packages: frozenset[str] = frozenset()) -> dict[str, set[str]]:
     known = set(sources)
-    return {module: imports_of(module, source, known) for module, source in sources.items()}
+    return {module: imports_of(module, source, known, module in packages) for module, source in sources.items()}
 
 
 def arrows_against_the_order(graph: dict[str, set[str]]) -> list[str]:
@@ -96,7 +97,9 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def the_house() -> dict[str, set[str]]:
-    return import_graph({module: path.read_text() for module, path in module_files().items()})
+    files = module_files()
+    packages = frozenset(module for module, path in files.items() if path.name == "__init__.py")
+    return import_graph({module: path.read_text() for module, path in files.items()}, packages)
 
 
 def test_every_import_runs_down_the_layers():

@@ -19,9 +19,11 @@ import plotly.io
 
 from attention.walkthrough import Frame, Walkthrough, walk_through
 
-from .figures import (FIGURE_TEXT_LABEL, HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure,
-                      axis_labels, download_config, figure_filename, figure_title, font_sizes, on_a_phone,
-                      title_block_height)
+from .figures.alt_text import FIGURE_TEXT_LABEL
+from .figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
+                             figure_title, font_sizes, title_block_height)
+from .figures.matrices import on_a_phone
+from .figures.show import download_config, figure_filename
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
     from .view import View
