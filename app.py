@@ -8,7 +8,7 @@ from serving.memory import long_input_slot
 from serving.shared import start_warmup
 from ui import figures
 from ui.model import preload_model
-from ui.page import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
+from ui.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
 from ui.settings import typed_texts
 from ui.sidebar import sidebar_ui
 

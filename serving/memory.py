@@ -1,12 +1,11 @@
-"""A process-wide cache bounded in bytes, for the per-sentence model passes every session shares.
+"""The server's memory kept down: a cache bounded in bytes, malloc trimming, long inputs taking turns.
 
 Streamlit's own caches count entries, not bytes, and hand each session a fresh copy: one 256-token sentence
 is ~25 MB of hidden states and attentions, so eight entries (and their copies) outgrow a ~700 MB demo.
 Here every value is stored once, shared read-only, and the least recently used ones leave when the total
-passes the budget.
-
-Also what keeps the server's memory down besides: two malloc arenas, freed heap handed back to the system
-(a trimmer thread), the long-lived libraries hidden from the garbage collector, and long inputs taking turns.
+passes the budget (the per-sentence model passes every session shares). Besides: two malloc arenas, freed heap
+handed back to the system (a trimmer thread), the long-lived libraries hidden from the garbage collector, and
+runs on long inputs one at a time.
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The model and a sentence's pass as a page asks for them: a spinner on the first load, a message and a stop
-when they fail (the loading and caching themselves are serving/models.py's)."""
+"""The model and a sentence's pass as a page asks for them: a spinner on first load, a message and a stop on failure."""
 
 from __future__ import annotations
 
