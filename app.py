@@ -2,12 +2,15 @@
 
 import streamlit as st
 
-import ui.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
+import serving.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from attention.model import resolve_model_name
+from serving.memory import long_input_slot
+from serving.shared import start_warmup
 from ui import figures
-from ui.page import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
-from ui.shared import start_warmup
-from ui.state import long_input_slot, preload_model, sidebar_ui, typed_texts
+from ui.model import preload_model
+from ui.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
+from ui.settings import typed_texts
+from ui.sidebar import sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
 # is read from the link or from this session's last run.

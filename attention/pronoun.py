@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .core import attention_rollout
+
 PRONOUNS = ("it", "he", "she", "they", "him", "her", "them", "his", "its", "their", "hers", "theirs")
 
 
@@ -455,3 +457,18 @@ def rollout_reading(shares: dict[str, float], quote=lambda t: f"“{t}”", smal
     if first - second < close:
         return "about the same from each, so rollout does not pick one."
     return f"{quote(top)} leads by {100 * (first - second):.0f} percentage points."
+
+
+def across_layers(attentions, pronoun: Word, candidates: list[Word]):  # [L, H, n, n] -> 2 x [len(candidates), L]
+    """The weight from the pronoun on each candidate after each layer: averaged over the layer's heads, and by
+    attention rollout (through every layer so far, the residual connection counted as half of the mix)."""
+    mean_heads = attentions.mean(axis=1)               # [L, n, n]
+    rolled = attention_rollout(mean_heads)             # [L, n, n]
+    return (np.array([weight_on(mean_heads, pronoun, c) for c in candidates]),
+            np.array([weight_on(rolled, pronoun, c) for c in candidates]))
+
+
+def best_heads(board: Scoreboard) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(layer, head) of the head with the most sentences right, and of the one with the most pairs fully right."""
+    return (np.unravel_index(np.argmax(board.head_accuracy), board.head_accuracy.shape),
+            np.unravel_index(np.argmax(board.head_pairs), board.head_pairs.shape))

@@ -5,7 +5,7 @@ and the weights mix the values (step 4). Every number is computed here from q, K
 so the walk-through shows the same numbers as the step pages.
 
 Columns: a page may show a key as its own column or fold several keys into one (learned mode hides [CLS] and
-[SEP] as one "[CLS] + [SEP]" column, ui/state.py View.fold). Scores of two keys do not add up, so a folded column
+[SEP] as one "[CLS] + [SEP]" column, ui/view.py View.fold). Scores of two keys do not add up, so a folded column
 has no score (NaN in the score frames); e-values, weights and weighted values do add up, so it has their sums:
 the model's whole-sentence row, nothing renormalised.
 """

@@ -3,7 +3,7 @@
     streamlit run bench/floor_app.py
 
 Same page paths, titles, sidebar widgets (URL-bound like the app's) and the same plotly figures, built by the
-app's own ui/figures.py, but from random arrays: no model, no attention, no computation. Each page also lays out
+app's own ui/figures/, but from random arrays: no model, no attention, no computation. Each page also lays out
 as much teaching text as the app's page (headings, paragraphs, expanders, formulas, notices, tables: counted
 in Chromium on 3 December 2026, `prose()`), since text is part of what the browser draws. Whatever the app takes
 beyond this floor is the app's own cost. The tokens are the sentence's words and punctuation, lower-cased,
@@ -51,7 +51,7 @@ def sidebar() -> dict:
         columns = side.columns(2)
         layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), index=1, key="layer", bind="query-params")
         head = columns[1].selectbox("Head", list(range(N_HEADS)), index=8, key="head", bind="query-params")
-        # The app's head presets (ui/state.py head_presets): a caption and two buttons.
+        # The app's head presets (ui/sidebar.py head_presets): a caption and two buttons.
         side.caption("Or pick a head by what it does:")
         for name, (preset_layer, preset_head) in (("next", (1, 8)), ("previous", (0, 2))):
             side.button(f"a head that looks at the {name} word (layer {preset_layer}, head {preset_head})",
@@ -321,7 +321,7 @@ def whatif():
 def compare():
     st.title("Compare two sentences")
     left, right = st.columns(2)
-    # The app's default sentences (ui/shared.py COMPARE_DEFAULTS): figures of the same size as the app's.
+    # The app's default sentences (serving/shared.py COMPARE_DEFAULTS): figures of the same size as the app's.
     first = left.text_input("First sentence", value="I sat on the river bank and watched the water.",
                             key="compare_a")
     second = right.text_input("Second sentence", value="I opened an account at the bank downtown.", key="compare_b")

@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> dict:
                   f"(target ≤ {PEAK_RSS_TARGET_MB}), after {args.idle:g} s idle {idle:.0f} MB "
                   f"(target ≤ {IDLE_RSS_TARGET_MB}), {len(exceptions)} exceptions")
         if args.hostile:
-            from ui.state import MAX_SENTENCE_CHARS
+            from ui.settings import MAX_SENTENCE_CHARS
 
             load_before = os.getloadavg()
             hostile = run_hostile(url, pid, args.hostile, args.ordinary, MAX_SENTENCE_CHARS, args.pytorch,

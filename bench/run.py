@@ -71,7 +71,7 @@ def bench_pipeline():
 
     from attention.model import AttentionModel
     from ui import figures
-    from ui.state import steps_for
+    from ui.view import steps_for
 
     print("\n# pipeline: a step page's work (tokens → model pass → Q/K/V → 4 steps → figures) vs bare encode")
     model = AttentionModel()                    # what the app runs: the numpy forward pass
@@ -355,12 +355,12 @@ def bench_floor(pairs: int = 5, cache: str = "kept"):
     import tempfile
 
     from devtools.browser import chromium
-    from ui.diskcache import CACHE_ENV
+    from serving.diskcache import CACHE_ENV
 
     print(f"\n# the app against its floor (bench/floor_app.py: same pages, sidebar and figures from random arrays, "
           f"no model), {pairs} pairs alternated, seconds from the action to the page drawn in Chromium")
     print(f"file watcher: {watcher_setting()} for both (same project folder, same .streamlit/config.toml)")
-    print("the app's disk cache (ui/diskcache.py): " + (
+    print("the app's disk cache (serving/diskcache.py): " + (
         "one new folder for the whole bench, filled by the first app server (pair 1 is a first start ever, the "
         "later pairs a restart)" if cache == "kept" else
         "an empty folder for every app server (--cache cold: every pair is a first start ever)"))

@@ -47,7 +47,7 @@ def bench_task(line=None, task: str = "copy", repeat: int = 2) -> float:
     """Best of `repeat`: every run the Training lab trains for a new task (its page's default widgets)."""
     from attention import training
     from attention.model import AttentionModel
-    from ui import shared
+    from serving import shared
 
     model = AttentionModel()
     tables = model.embedding_tables()

@@ -5,9 +5,12 @@ import streamlit as st
 
 from attention import core, explain
 from attention.model import SentenceError
-from ui import figures, shared
+from serving import shared
+from serving.models import analyze
+from ui import figures
+from ui.model import model_or_stop
 from ui.page import step_nav
-from ui.state import analyze, model_or_stop, settings
+from ui.settings import settings
 from ui.text import md, pct, quote
 
 s = settings()

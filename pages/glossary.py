@@ -1,7 +1,7 @@
 import streamlit as st
 
 from ui.glossary import TERMS, anchor
-from ui.state import settings
+from ui.settings import settings
 from ui.text import md
 
 settings()  # a cold link straight to this page still runs through app.py (its sidebar and navigation)

@@ -5,7 +5,8 @@ from attention import core
 from attention.heads import describe_heads, head_distances
 from ui import figures
 from ui.labels import unique_labels
-from ui.state import load_analysis, settings
+from ui.model import load_analysis
+from ui.settings import settings
 from ui.text import md, pct, plain_small, shorten
 
 st.title("Multi-head attention: 12 heads look in 12 ways")

@@ -1,8 +1,9 @@
 import streamlit as st
 
 from attention.questions import GROUPS, PAGE_TITLES, answer_key, model_answer, quiz, score, verdict
-from ui.state import current_view, keep_widget_value
+from ui.settings import keep_widget_value
 from ui.text import md, quote
+from ui.view import current_view
 
 st.title("Check yourself")
 st.markdown("Questions about self-attention, answered with **your sentence's** numbers. Choose an answer to see "

@@ -5,8 +5,9 @@ from attention import explain as explain_rows
 from attention.whatif import effect, naive_softmax, variants
 from ui import figures, readouts, tables, whys
 from ui.page import figure_pair
-from ui.state import current_view, parity_badge, steps_for
+from ui.parity import parity_badge
 from ui.text import pct, quote
+from ui.view import current_view, steps_for
 
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()

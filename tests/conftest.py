@@ -11,7 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 # not raced by it; servers started by the tests warm up as shipped (devtools.browser.streamlit_server), and
 # tests/test_performance.py tests the warm-up itself.
 os.environ["ATTENTION_WARMUP"] = "0"
-# Nothing is read from or kept in the disk cache (ui/diskcache.py): a test's counters and timings would depend on
+# Nothing is read from or kept in the disk cache (serving/diskcache.py): a test's counters and timings would depend on
 # what an earlier run left in the home folder. tests/test_diskcache.py tests it, in folders of its own.
 os.environ["ATTENTION_CACHE_DIR"] = "off"
 

@@ -10,7 +10,7 @@ import pytest
 from attention import core
 from attention.whatif import effect, variants
 from conftest import run_app
-from ui.state import MAX_SENTENCE_CHARS
+from ui.settings import MAX_SENTENCE_CHARS
 
 
 def app(page=None, sentence=None, **session):
@@ -144,10 +144,10 @@ def test_uniform_weights_output_is_mean_of_v_and_scaling_raises_entropy(model):
 
 def test_no_network_at_run_time(monkeypatch):
     """With sockets refused, the app still loads the bundled model and draws every step."""
-    import ui.state
+    import serving.models
 
-    ui.state._load_model.clear()
-    ui.state._analyze.clear()
+    serving.models._load_model.clear()
+    serving.models._analyze.clear()
 
     def refuse(*args, **kwargs):
         raise OSError("network blocked by the test")
@@ -200,9 +200,9 @@ def test_concurrent_model_passes_do_not_mix(model):
 
 
 def test_every_session_shares_one_model():
-    import ui.state
+    import serving.models
 
     app("pages/step3_softmax.py", sentence="First session.")
-    first = ui.state._load_model(ui.state.resolve_model_name(None))
+    first = serving.models._load_model(serving.models.resolve_model_name(None))
     app("pages/step3_softmax.py", sentence="Second session.")
-    assert ui.state._load_model(ui.state.resolve_model_name(None)) is first
+    assert serving.models._load_model(serving.models.resolve_model_name(None)) is first

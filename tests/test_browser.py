@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
-from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, wait_for_page
-from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):

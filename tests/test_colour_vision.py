@@ -9,7 +9,7 @@ import pytest
 from plotly.colors import sample_colorscale
 
 from devtools.a11y import contrast_ratio, delta_e, lab, parse_colour, simulate
-from ui import figures, page
+from ui import figures, page_style
 
 VISIONS = [None, "protanopia", "deuteranopia", "tritanopia"]
 SEQUENTIAL = {"Blues (weights)": figures.WEIGHTS_SCALE, "Viridis_r (head distances)": figures.DISTANCE_SCALE}
@@ -69,5 +69,5 @@ def test_the_highlight_stands_out(vision):
 def test_text_colours_are_readable():
     for colour in (figures.TICK_COLOUR, figures.SUBTITLE_COLOUR):
         assert contrast_ratio(parse_colour(colour), WHITE) >= 4.5, colour
-    caption = re.search(r'stCaptionContainer"\] \{color: (#[0-9a-f]{6})', page.BASE_CSS).group(1)
+    caption = re.search(r'stCaptionContainer"\] \{color: (#[0-9a-f]{6})', page_style.BASE_CSS).group(1)
     assert contrast_ratio(parse_colour(caption), WHITE) >= 4.5

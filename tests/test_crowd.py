@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, PAGES, chromium, streamlit_server, wait_for_page
-from ui.state import DEFAULT_LAYER
+from ui.settings import DEFAULT_LAYER
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):

@@ -8,7 +8,7 @@ from conftest import run_app
 
 from attention import core
 from attention.heads import describe_heads, row_softness, teaching_heads
-from ui.state import DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS
 
 LONG = "The animal didn't cross the street because it was too tired."
 

@@ -1,4 +1,4 @@
-"""The disk cache (ui/diskcache.py): a restarted server reads the Training lab's runs and the pronoun test set
+"""The disk cache (serving/diskcache.py): a restarted server reads the Training lab's runs and the pronoun test set
 back instead of computing them, with the same numbers, and never reads an entry the code, the model files or
 numpy could have changed."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from attention import training
-from ui import diskcache, shared
+from serving import diskcache, shared
 
 
 def assert_same(a, b):
@@ -204,7 +204,7 @@ def test_a_restarted_warm_up_worker_reads_what_the_first_one_kept(tmp_path):
     environment = dict(os.environ, **{diskcache.CACHE_ENV: str(tmp_path)})
 
     def worker_results():
-        done = subprocess.run([sys.executable, "-m", "ui.warmup", resolve_model_name(None)], cwd=shared._ROOT,
+        done = subprocess.run([sys.executable, "-m", "serving.warmup", resolve_model_name(None)], cwd=shared._ROOT,
                               env=environment, capture_output=True, timeout=300, check=True)
         results, stream = [], io.BytesIO(done.stdout)
         while stream.tell() < len(done.stdout):

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from conftest import run_app
 
-import ui.state
+import serving.models
+import serving.sentences
 from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError
 from devtools.browser import PAGE_FILES
 
@@ -98,13 +99,13 @@ def test_hostile_labels_on_the_pronoun_page_buttons_and_choices():
 
 def test_hostile_link_values_and_model_names_stay_plain(monkeypatch, tmp_path):
     monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
-    ui.state.forget_failed_loads()
+    serving.models.forget_failed_loads()
     try:
         at = run_app("pages/step1_scores.py", model="![m](http://evil.test/m.png) $x^2$")
         assert any("could not be loaded" in e.value for e in at.error)
         assert_nothing_rendered(at, "model field")
     finally:
-        ui.state.forget_failed_loads()
+        serving.models.forget_failed_loads()
 
 
 @pytest.fixture
@@ -125,9 +126,9 @@ def models_folder(tmp_path, monkeypatch):
     (tmp_path / "roberta" / "config.json").write_text('{"model_type": "roberta"}')
     monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
     monkeypatch.delenv(PYTORCH_ENV_VAR, raising=False)
-    ui.state.forget_failed_loads()
+    serving.models.forget_failed_loads()
     yield tmp_path
-    ui.state.forget_failed_loads()
+    serving.models.forget_failed_loads()
 
 
 def page_text(at) -> str:
@@ -149,11 +150,11 @@ def test_a_visitors_model_never_falls_back_to_pytorch_unless_allowed(models_fold
     torch_loads = []
     monkeypatch.setattr(AttentionModel, "_load_torch", lambda self, path: torch_loads.append(path) or 1 / 0)
     with pytest.raises(ModelLoadError, match="PyTorch is switched off"):
-        ui.state._load_model(str(models_folder / "roberta"))
+        serving.models._load_model(str(models_folder / "roberta"))
     assert torch_loads == []
     monkeypatch.setenv(PYTORCH_ENV_VAR, "on")  # the operator allows it: then the PyTorch loader is tried
     with pytest.raises(ModelLoadError):
-        ui.state._load_model(str(models_folder / "roberta") + "/.")  # another name: not the cached failure
+        serving.models._load_model(str(models_folder / "roberta") + "/.")  # another name: not the cached failure
     assert len(torch_loads) == 1
 
 
@@ -203,7 +204,7 @@ def test_the_warmup_worker_leaves_within_a_second_of_its_servers_sigkill():
         asyncio.run(visit())
         deadline, workers = time.monotonic() + 60, {}
         while not workers and time.monotonic() < deadline:
-            workers = {p: c for p, c in _children(server.pid).items() if "ui.warmup" in c}
+            workers = {p: c for p, c in _children(server.pid).items() if "serving.warmup" in c}
             time.sleep(0.02)
         [worker] = workers
         assert _running(worker)
@@ -221,7 +222,7 @@ def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monke
     import dataclasses
 
     from attention import training
-    from ui import diskcache, shared
+    from serving import diskcache, shared
 
     monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path))
     trainings = []
@@ -299,7 +300,7 @@ def test_a_session_keeps_no_model_pass_once_the_cache_lets_it_go(page):
     text = "The dog chased the cat because it was hungry, said the teacher. " * 40  # beyond 256 tokens
     at = run_app(page, text, compare_a=text[:500], compare_b="The cat was hungry too.")
     assert not at.exception, at.exception
-    ui.state.SENTENCE_CACHE.clear()
+    serving.sentences.SENTENCE_CACHE.clear()
     gc.unfreeze()  # the app hides what is alive after its heavy imports from the collector: look there too
     gc.collect()
     kept = [o for o in gc.get_objects() if type(o) is SentenceAnalysis]
@@ -315,7 +316,7 @@ def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
     # whole words only: the same pieces as the start of the whole text's pass, and the same attention
     assert part.tokens[:-1] == full.tokens[:part.n_tokens - 1]
     assert read == text or part.n_tokens > model.max_length - 12  # at most one long word less
-    shown = ui.state.analysis_of(model, text)
+    shown = serving.sentences.analysis_of(model, text)
     assert shown.sentence == read and shown.truncated == (read != text)
     if read != text:
         assert shown.n_tokens_before_truncation == n_tokens

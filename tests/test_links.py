@@ -6,7 +6,8 @@ import pytest
 from conftest import APP
 
 from devtools.browser import PAGES
-from ui.state import DEFAULT_LAYER, LINK_CHECKS, link_number
+from ui.links import LINK_CHECKS, link_number
+from ui.settings import DEFAULT_LAYER
 
 # Values int() or Streamlit would take in their own way, but a link number must not be.
 ODD_NUMBERS = ["²", "①", "٣", "１", "-1", "+1", "-0", "1.5", "1.0", "1e2", "", " 1", "1 ", "0x1", "999999999",

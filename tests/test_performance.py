@@ -123,7 +123,7 @@ import os, threading
 os.environ["ATTENTION_WARMUP"] = "1"
 from attention import training
 from attention.model import AttentionModel
-import ui.shared as shared
+import serving.shared as shared
 model = AttentionModel()
 passes_here = []
 analyze = model.analyze
@@ -135,7 +135,7 @@ assert len(warmers) == 1, warmers
 warmers[0].join(300)
 assert len(shared.SHARED_RESULTS) == 1 + 1 + len(shared.lab_runs()[1])  # pronoun, main run, comparison
 assert not passes_here, passes_here  # the server ran no model pass: the worker did them all
-from ui.state import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
+from serving.sentences import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
 import numpy as np
 for sentence in shared.BUILTIN_SENTENCES:
     warmed = SENTENCE_CACHE.get_or_compute(("analysis", sentence, model.name), lambda: None)
@@ -161,7 +161,7 @@ print("ok", kept)
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    from ui.shared import lab_runs
+    from serving.shared import lab_runs
 
     assert done.stdout.split() == ["ok", str(2 + len(lab_runs()[1]))]
 
@@ -176,7 +176,7 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     from attention.model import resolve_model_name
 
     name = resolve_model_name(None)
-    worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", name], cwd=ROOT, stdout=subprocess.PIPE)
+    worker = subprocess.Popen([sys.executable, "-m", "serving.warmup", name], cwd=ROOT, stdout=subprocess.PIPE)
     try:
         kind, key, _ = pickle.load(worker.stdout)
         assert (kind, key) == ("shared", ("pronoun test set", name))
@@ -190,7 +190,7 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     finally:
         worker.stdout.close()
         assert worker.wait(300) == 0
-    from ui.shared import BUILTIN_SENTENCES, lab_runs
+    from serving.shared import BUILTIN_SENTENCES, lab_runs
 
     kinds = [kind for kind, _ in rest]
     trainings = 1 + len(lab_runs()[1])  # the main run and the comparison's runs
@@ -210,7 +210,7 @@ import gc
 import streamlit
 gc.collect()
 before = gc.get_freeze_count()
-import ui.startup
+import serving.startup
 after_startup = gc.get_freeze_count()
 import ui.tables
 after_tables = gc.get_freeze_count()

@@ -141,13 +141,13 @@ def test_long_text_gets_the_truncation_notice_not_no_pronoun():
 
 
 def test_the_builtin_test_set_is_scored_once_for_two_sessions():
-    import ui.shared
+    import serving.shared
 
-    ui.shared.SHARED_RESULTS.clear()
-    before = ui.shared.BUILTIN_PRONOUN_SCORINGS["count"]
+    serving.shared.SHARED_RESULTS.clear()
+    before = serving.shared.BUILTIN_PRONOUN_SCORINGS["count"]
     first, second = run_app(PAGE), run_app(PAGE)
     assert not first.exception and not second.exception
-    assert ui.shared.BUILTIN_PRONOUN_SCORINGS["count"] == before + 1
+    assert serving.shared.BUILTIN_PRONOUN_SCORINGS["count"] == before + 1
     assert all_text(first).split("A fixed rule")[1] == all_text(second).split("A fixed rule")[1]
 
 

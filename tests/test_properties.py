@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from attention import core
 from attention.model import SentenceError
 from conftest import run_app
-from ui.state import MAX_SENTENCE_CHARS
+from ui.settings import MAX_SENTENCE_CHARS
 
 WORDS = ["the", "dog", "ate", "food", "because", "it", "was", "hungry", "I", "am", "good", ".", ",", "unbelievably",
          "東京", "🙂", "שלום", "مرحبا", "e\u0301", "\u200b", "\t", "\n", "!!!", "$x$", "<b>", "**"]

@@ -10,12 +10,13 @@ import numpy as np
 import pytest
 from conftest import run_app
 
-import ui.state
+import serving.models
+import serving.sentences
 from attention.model import MODELS_DIR_ENV_VAR, ModelLoadError, allowed_model_choice
 
 SIDEBAR_ONLY = """
 import streamlit as st
-from ui.state import sidebar_ui
+from ui.sidebar import sidebar_ui
 settings = sidebar_ui()
 st.write(f"token={settings.token}")
 """
@@ -87,19 +88,19 @@ def test_sentence_caches_stay_under_the_byte_budget(model, monkeypatch):
 
     monkeypatch.setattr(type(model), "analyze", fake_analyze)
     monkeypatch.setattr(type(model), "core_attentions", lambda self, analysis: real_core.copy())
-    ui.state.SENTENCE_CACHE.clear()
-    budget = ui.state.SENTENCE_CACHE_BUDGET_BYTES
+    serving.sentences.SENTENCE_CACHE.clear()
+    budget = serving.sentences.SENTENCE_CACHE_BUDGET_BYTES
     tracemalloc.start()
     try:
         for sentence in sentences:
-            analysis = ui.state.analyze(sentence)
+            analysis = serving.models.analyze(sentence)
             assert analysis.sentence == model.read_part(sentence)[0]  # the part the model reads is passed on
-            ui.state.core_attentions(sentence)
-            assert ui.state.SENTENCE_CACHE.total_bytes <= budget
+            serving.models.core_attentions(sentence)
+            assert serving.sentences.SENTENCE_CACHE.total_bytes <= budget
         held, _peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-        ui.state.SENTENCE_CACHE.clear()
+        serving.sentences.SENTENCE_CACHE.clear()
     assert held <= budget + 45 * 2**20  # the cache, plus the last sentence's two values still referenced here
     with pytest.raises(ValueError):  # shared between sessions, so nobody may change it in place
         analysis.attentions[0, 0, 0, 0] = 1.0
@@ -116,9 +117,9 @@ def models_dir(tmp_path, monkeypatch):
         shutil.copy(bundled / name, broken / name)
     (broken / "model.safetensors").write_bytes((bundled / "model.safetensors").read_bytes()[:1000])
     monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
-    ui.state.forget_failed_loads()
+    serving.models.forget_failed_loads()
     yield tmp_path
-    ui.state.forget_failed_loads()
+    serving.models.forget_failed_loads()
 
 
 def test_model_field_refuses_paths_outside_the_models_folder(models_dir, tmp_path_factory):
@@ -139,27 +140,27 @@ def test_model_field_refuses_paths_outside_the_models_folder(models_dir, tmp_pat
 def test_model_field_is_off_without_a_models_folder(monkeypatch):
     monkeypatch.delenv(MODELS_DIR_ENV_VAR, raising=False)
     with pytest.raises(ModelLoadError, match="switched off"):
-        allowed_model_choice(str(ui.state.resolve_model_name(None)) + "x")
-    assert allowed_model_choice("") == ui.state.resolve_model_name(None)
+        allowed_model_choice(str(serving.models.resolve_model_name(None)) + "x")
+    assert allowed_model_choice("") == serving.models.resolve_model_name(None)
 
 
 def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir):
     at = run_app("pages/step1_scores.py", model="broken")
     assert any("could not be loaded" in e.value for e in at.error)
-    failed_at = ui.state._failed_loads[str(models_dir / "broken")][0]
+    failed_at = serving.models._failed_loads[str(models_dir / "broken")][0]
     started = time.perf_counter()
     at.switch_page("pages/step3_softmax.py")
     at.run()
     assert time.perf_counter() - started < 2.0
     assert any("could not be loaded" in e.value for e in at.error) and not at.exception
-    assert ui.state._failed_loads[str(models_dir / "broken")][0] == failed_at  # not tried again
+    assert serving.models._failed_loads[str(models_dir / "broken")][0] == failed_at  # not tried again
     at.button(key="retry_model_load").click().run()  # forgets the failure and tries again
     assert any("could not be loaded" in e.value for e in at.error)
-    assert ui.state._failed_loads[str(models_dir / "broken")][0] > failed_at
+    assert serving.models._failed_loads[str(models_dir / "broken")][0] > failed_at
 
 
 def test_a_long_text_nobody_reads_leaves_the_cache_and_short_ones_stay():
-    from ui.memory import ByteBudgetCache
+    from serving.memory import ByteBudgetCache
 
     now = [0.0]
     cache = ByteBudgetCache(100 * 2**20, large_bytes=4 * 2**20, large_idle_seconds=60, clock=lambda: now[0])
@@ -198,7 +199,7 @@ def test_a_closed_tab_does_not_keep_a_model_pass_after_the_cache_lets_it_go(monk
     sentence = "A pass that must not outlive the cache, said the teacher."
     at = run_app(page="pages/step3_softmax.py", sentence=sentence)
     assert not at.exception and len(kept_by_streamlit) == 2
-    ui.state.SENTENCE_CACHE.clear()
+    serving.sentences.SENTENCE_CACHE.clear()
     gc.unfreeze()  # the app hides what is alive after its heavy imports from the collector: look there too
     gc.collect()
     # type(), not isinstance(): isinstance reads __class__, which some torch objects answer with a warning

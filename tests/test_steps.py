@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, run_app
 
 from attention import core, explain
-from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 
 LONG = "The animal didn't cross the street because it was too tired."
 

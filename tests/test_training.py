@@ -198,9 +198,9 @@ def test_page_jacobian_shows_a_soft_row_beside_a_saturated_one():
 # --- the fair comparison (issue 30) --------------------------------------------------------------------
 
 def page_comparison(model, task):
-    """The page's own comparison runs (ui/shared.py, shared with a page test that trained them already):
+    """The page's own comparison runs (serving/shared.py, shared with a page test that trained them already):
     {d_k: (scaled runs, unscaled runs)}, each at its own rate, on every LAB_SEEDS seed."""
-    from ui import shared
+    from serving import shared
 
     runs = [shared.training_run(model, **run) for run in shared.lab_runs(task)[1]]
     plain = [r for r in runs if r.qk_shrink == 1]

@@ -19,7 +19,8 @@ from attention.walkthrough import KEYS_ONE_BY_ONE, walk_through
 from devtools.browser import CHROMIUM, wait_for_page
 from ui import walkthrough as W
 from ui import whys
-from ui.state import Settings, build_view
+from ui.settings import Settings
+from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
 FORTY = " ".join(("the cat sat on the mat and the dog ran " * 4).split()[:40])  # 40 tokens
@@ -219,7 +220,7 @@ def server(browser):
 @browser_only
 def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(browser, server, tmp_path, model):
     from bench.run import ScriptRuns
-    from ui.state import DEFAULT_HEAD, DEFAULT_LAYER
+    from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 
     # The default view's frame count, from the model: the page below opens the default layer and head.
     frames = len(W.walkthrough_of(view_of(model, "I am good.", DEFAULT_LAYER, DEFAULT_HEAD, token=2)).frames)

@@ -124,7 +124,8 @@ def test_every_why_is_plain_and_follows_the_view(model, mode):
     import numpy as np
 
     from ui import whys
-    from ui.state import Settings, View, steps_for
+    from ui.settings import Settings
+    from ui.view import View, steps_for
 
     for sentence in SENTENCES:
         analysis = model.analyze(sentence)

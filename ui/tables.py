@@ -12,7 +12,7 @@ import pyarrow  # noqa: F401
 import streamlit as st
 from streamlit import dataframe_util  # noqa: F401
 
-from .memory import freeze_long_lived
+from serving.memory import freeze_long_lived
 
 freeze_long_lived()  # the libraries just imported stay as long as the process
 

@@ -19,12 +19,14 @@ import plotly.io
 
 from attention.walkthrough import Frame, Walkthrough, walk_through
 
-from .figures import (FIGURE_TEXT_LABEL, HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure,
-                      axis_labels, download_config, figure_filename, figure_title, font_sizes, on_a_phone,
-                      title_block_height)
+from .figures.alt_text import FIGURE_TEXT_LABEL
+from .figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
+                             figure_title, font_sizes, title_block_height)
+from .figures.matrices import on_a_phone
+from .figures.show import download_config, figure_filename
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
-    from .state import View
+    from .view import View
 
 STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
               4: "the values, mixed by the weights"}
@@ -492,7 +494,7 @@ def show_walkthrough(view: View) -> None:
     """The animated walk-through with its text alternative and, off slides, the download for class."""
     import streamlit as st
 
-    from .state import view_again
+    from .view import view_again
     from .text import quote
 
     teaching = view.settings.teaching

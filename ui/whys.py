@@ -16,7 +16,7 @@ from attention import core
 
 from . import figures
 from .glossary import term_link
-from .state import View
+from .view import View
 from .readouts import shares
 from .text import pct, quote
 

@@ -3,7 +3,7 @@
 The pronoun page's built-in test set (16 model passes) and the Training lab's default runs (22 trainings)
 are the same for everyone. They are kept here, read-only, and a background warm-up computes them right after
 the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
-They come out the same on every start, so they are also kept on disk (ui/diskcache.py): after a restart the
+They come out the same on every start, so they are also kept on disk (serving/diskcache.py): after a restart the
 worker reads them instead of computing them.
 The worker also runs the model on the pages' built-in sentences, which go into the per-sentence cache.
 """
@@ -19,20 +19,19 @@ import tempfile
 import threading
 from pathlib import Path
 
-import numpy as np
-
 from attention import pronoun, training
 from attention.model import AttentionModel
 
 from . import diskcache
 from .memory import ByteBudgetCache
+from .sentences import store_sentence_pass, stored_core_attentions
 
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
 
 # The pages' built-in sentences (the pronoun page's example and its contrast sentence, the compare page's two):
 # every first visitor of those pages reads them, so their model passes are warmed once per process too (into
-# the shared per-sentence cache, ui/state.py).
+# the shared per-sentence cache, serving/sentences.py).
 PRONOUN_DEFAULT = "A dog ate the food because it was hungry."
 COMPARE_DEFAULTS = ("I sat on the river bank and watched the water.", "I opened an account at the bank downtown.")
 BUILTIN_SENTENCES = (PRONOUN_DEFAULT, pronoun.contrast_partner(PRONOUN_DEFAULT), *COMPARE_DEFAULTS)
@@ -111,15 +110,9 @@ _warmup_started = threading.Event()
 WORKER_TIMEOUT_SECONDS = 600.0
 
 
-def stored_core_attentions(model: AttentionModel, analysis) -> np.ndarray:
-    """All layers × heads recomputed by the core, as the shared sentence cache keeps them (ui/state.py): float32,
-    72 matrices per sentence, 19 MB at 256 tokens instead of 38."""
-    return model.core_attentions(analysis).astype(np.float32)
-
-
 def warm_items(model: AttentionModel):
     """Everything the warm-up computes, one result at a time, in the order pages need them (run in a worker
-    process: python -m ui.warmup): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
+    process: python -m serving.warmup): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
     (model pass, core attentions)) for the pages' built-in sentences."""
     yield "shared", pronoun_key(model), builtin_pronoun_scoreboard(model)
     for sentence in BUILTIN_SENTENCES:
@@ -135,9 +128,6 @@ def _store(model: AttentionModel, kind: str, key, value) -> None:
     if kind == "shared":
         SHARED_RESULTS.get_or_compute(key, lambda: value)
     else:
-        # Imported here: ui/state.py belongs to the pages' process, not to the worker.
-        from .state import store_sentence_pass
-
         store_sentence_pass(model, key, *value)
 
 
@@ -158,10 +148,10 @@ def start_warmup(model: AttentionModel) -> None:
     def warm():
         try:
             with tempfile.TemporaryFile() as worker_log:
-                # A session of its own (start_new_session): its own scheduling group, see ui/warmup.py. No
+                # A session of its own (start_new_session): its own scheduling group, see serving/warmup.py. No
                 # preexec_fn: a function run between fork and exec is unsafe in a server with threads.
                 # Its standard input is a pipe nobody writes to: its end tells the worker the server is gone.
-                worker = subprocess.Popen([sys.executable, "-m", "ui.warmup", model.name, str(os.getpid())],
+                worker = subprocess.Popen([sys.executable, "-m", "serving.warmup", model.name, str(os.getpid())],
                                           cwd=_ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=worker_log, start_new_session=True)
                 deadline = threading.Timer(WORKER_TIMEOUT_SECONDS, worker.kill)

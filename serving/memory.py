@@ -1,13 +1,16 @@
-"""A process-wide cache bounded in bytes, for the per-sentence model passes every session shares.
+"""The server's memory kept down: a cache bounded in bytes, malloc trimming, long inputs taking turns.
 
 Streamlit's own caches count entries, not bytes, and hand each session a fresh copy: one 256-token sentence
 is ~25 MB of hidden states and attentions, so eight entries (and their copies) outgrow a ~700 MB demo.
 Here every value is stored once, shared read-only, and the least recently used ones leave when the total
-passes the budget.
+passes the budget (the per-sentence model passes every session shares). Besides: two malloc arenas, freed heap
+handed back to the system (a trimmer thread), the long-lived libraries hidden from the garbage collector, and
+runs on long inputs one at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import gc
@@ -68,7 +71,7 @@ def freeze_long_lived() -> None:
     that is 40-90 ms, and a server runs one about every second while a visitor clicks through the pages (16 in
     a 13 s walk), each one stalling a page (measured: 915 ms of full collections in that walk, 29 ms frozen).
     Objects that live as long as the process never need it. Called only where almost everything alive is
-    process-wide: right after the heavy imports (ui/startup.py, ui/tables.py), once per process each. Frozen
+    process-wide: right after the heavy imports (serving/startup.py, ui/tables.py), once per process each. Frozen
     objects are still freed by reference counting; only a reference cycle among them would stay, at most the
     few of the one session running at that moment.
     """
@@ -208,3 +211,24 @@ def start_memory_trimmer(interval_seconds: float = 10.0) -> None:
             release_free_memory()
 
     threading.Thread(target=trim_forever, name="memory-trimmer", daemon=True).start()
+
+
+# A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
+# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, one at a time;
+# ordinary sentences never wait.
+LONG_INPUT_CHARS = 600
+_long_input_runs = threading.BoundedSemaphore(1)
+
+
+@contextlib.contextmanager
+def long_input_slot(*texts: str):
+    """Around a page run (app.py): wait for the turn if any text is long, and hand the run's freed memory back
+    to the system after it (a long run's temporary arrays are tens of MB)."""
+    if max((len(text or "") for text in texts), default=0) < LONG_INPUT_CHARS:
+        yield
+        return
+    with _long_input_runs:
+        try:
+            yield
+        finally:
+            release_free_memory()

@@ -12,7 +12,7 @@ import plotly.graph_objects
 import plotly.io  # noqa: F401
 import tokenizers  # noqa: F401
 
-from ui.memory import freeze_long_lived, start_memory_trimmer
+from serving.memory import freeze_long_lived, start_memory_trimmer
 
 start_memory_trimmer()
 freeze_long_lived()

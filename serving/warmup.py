@@ -1,7 +1,7 @@
-"""The warm-up's worker process: `python -m ui.warmup MODEL SERVER_PID`, started by ui/shared.start_warmup.
+"""The warm-up's worker process: `python -m serving.warmup MODEL SERVER_PID`, started by serving/shared.start_warmup.
 
 It lowers its own priority before it imports anything heavy, then computes what every visitor shares
-(ui/shared.warm_items) and writes each result, pickled, on standard output as soon as it has it. It leaves with
+(serving/shared.warm_items) and writes each result, pickled, on standard output as soon as it has it. It leaves with
 its server (leave_with_server), however the server ends.
 """
 
@@ -59,7 +59,7 @@ if __name__ == "__main__":
         leave_with_server(int(sys.argv[2]))
     lowest_priority()
     from attention.model import AttentionModel
-    from ui.shared import warm_items
+    from serving.shared import warm_items
 
     for item in warm_items(AttentionModel(sys.argv[1])):
         pickle.dump(item, sys.stdout.buffer)

@@ -48,7 +48,7 @@ UNUSED_DAYS = 30           # an entry nobody read for this long leaves (another 
 ENTRY_NAME = re.compile(r"(training|pronoun)-[0-9a-f]{20}-[0-9a-f]{24}\.npz")
 # The code whose change can change a stored number: the numpy core and the modules that choose its settings,
 # read when this module is imported (the code this process runs, not what a later edit put on disk).
-CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), _ROOT / "ui" / "shared.py", Path(__file__))
+CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), _ROOT / "serving" / "shared.py", Path(__file__))
 # The libraries a number can depend on besides numpy (the tokenizer's splits; the PyTorch backend).
 LIBRARIES = ("tokenizers", "torch", "transformers", "sentence-transformers", "safetensors")
 # Only these classes are rebuilt from a file.

@@ -1,0 +1,244 @@
+"""Heatmaps and grids: a matrix, a layer × head grid, small multiples, a query against every key, softmax's sums."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PREFERENCE_SCALE, SIGNED_SCALE,
+                     TEACHING_CELL_TEXT_LIMIT, TICK_COLOUR, WEIGHTS_SCALE, _axis_title, _category_axis, _figure,
+                     _grid_domains, _reversed_category_axis, _row_outline, axis_labels, focus_rows, font_sizes,
+                     values_fit)
+
+
+def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
+                   highlight_row: int | None = None, teaching: bool = False,
+                   x_title: str = "key token (looked at)", y_title: str = "query token (looking)",
+                   value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None):
+    """A matrix with tokens on the axes. kind: 'weights' (0..1), 'signed' (diverging at 0) or 'vectors'.
+
+    value_limit: the most tokens a side with values written in the cells (lower it for a half-width figure).
+    column_groups: for a wide vector matrix made of equal blocks (the 12 heads' 32 numbers each), the block
+    width: the blocks are separated by white lines and the axis names the blocks (H0, H1, …) instead of
+    384 column numbers.
+    bound: the colour range ±bound for signed/vector kinds (shared by figures that must compare); default
+    the matrix's own largest magnitude.
+    """
+    matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
+    rows = axis_labels(row_tokens)
+    if kind != "weights":
+        bound = bound or float(np.abs(matrix).max()) or 1.0  # the whole matrix's range, also in a focus view
+    if teaching and highlight_row is not None and matrix.shape[0] >= FOCUS_FROM:
+        kept = focus_rows(matrix.shape[0], highlight_row)
+        # Short: an upright axis title longer than the 11 rows would run into the subtitle.
+        y_title = f"{y_title.split(' (')[0]} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
+        matrix, rows = matrix[kept.start:kept.stop], rows[kept.start:kept.stop]
+        highlight_row -= kept.start
+    cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
+    # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
+    largest = float(np.abs(matrix).max()) if matrix.size else 0.0
+    decimals = 1 if largest >= 10 else 2
+    widest = len(f"{-largest if (matrix < 0).any() else largest:.{decimals}f}")
+    limit = (value_limit or (TEACHING_CELL_TEXT_LIMIT if teaching else CELL_TEXT_LIMIT)) * 4 // \
+        (4 if widest <= 4 else widest + 1)  # "-10.8" needs its sign and a gap: wider than 5/4 of "0.07"
+    show_values = values_fit(matrix.shape[0], matrix.shape[1], teaching, limit)
+    sizes = font_sizes(teaching)
+    if kind == "weights":
+        colour = {"colorscale": WEIGHTS_SCALE, "zmin": 0.0, "zmax": 1.0}
+    else:
+        colour = {"colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0}
+    trace = {
+        "type": "heatmap", "z": matrix, "x": cols, "y": rows, **colour,
+        "textfont": {"size": sizes["cell"]},
+        "hovertemplate": f"{html.escape(y_title)}: %{{y}}<br>{html.escape(x_title)}: %{{x}}<br>"
+                         f"value: %{{z:.4f}}<extra></extra>",
+        "colorbar": {"thickness": 12},
+        "xgap": 1 if show_values else 0, "ygap": 1 if show_values else 0,
+    }
+    if show_values:
+        trace["texttemplate"] = f"%{{z:.{decimals}f}}"
+    shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
+    side = max(matrix.shape[0], 3)
+    # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
+    row_px = 35 if teaching else 30
+    # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
+    height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
+        int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
+    xaxis = {"title": _axis_title(x_title), "type": "category" if col_tokens is not None else "linear"}
+    if column_groups and col_tokens is None and matrix.shape[1] > column_groups:
+        n_groups = matrix.shape[1] // column_groups
+        edges = [g * column_groups - 0.5 for g in range(1, n_groups)]
+        shapes += [{"type": "line", "xref": "x", "yref": "paper", "x0": e, "x1": e, "y0": 0, "y1": 1,
+                    "line": {"color": "white", "width": 2}} for e in edges]
+        xaxis.update(tickmode="array", tickvals=[(g + 0.5) * column_groups - 0.5 for g in range(n_groups)],
+                     ticktext=[f"H{g}" for g in range(n_groups)], ticks="", showgrid=False, zeroline=False)
+    return _figure([trace], title, teaching, height, top_axis=True,
+                   yaxis=_reversed_category_axis(title=_axis_title(y_title)), xaxis=xaxis, shapes=shapes)
+
+
+def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple[int, int] | None = None,
+                    zmid: float = 0.0, bound: float | None = None, colorbar_title: str = "",
+                    text_format: str = "%{z:.2f}"):
+    """A layers × heads grid, diverging around 'no preference'."""
+    values = np.asarray(values, dtype=np.float32)
+    bound = bound or float(np.nanmax(np.abs(values - zmid))) or 1.0
+    n_layers, n_heads = values.shape
+    trace = {
+        "type": "heatmap", "z": values, "x": [f"H{h}" for h in range(n_heads)],
+        "y": [f"L{layer}" for layer in range(n_layers)],
+        "colorscale": PREFERENCE_SCALE, "zmid": zmid, "zmin": zmid - bound, "zmax": zmid + bound,
+        "texttemplate": text_format, "textfont": {"size": font_sizes(teaching)["cell"] if teaching else 11},
+        "hovertemplate": "layer %{y}, head %{x}: %{z:.3f}<extra></extra>", "xgap": 1, "ygap": 1,
+        "colorbar": {"thickness": 12, "title": {"text": html.escape(colorbar_title)}},
+    }
+    shapes = []
+    if highlight is not None:
+        layer, head = highlight
+        shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
+                       "line": {"color": HIGHLIGHT, "width": 3}})
+    return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
+                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
+                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
+
+
+# The width a slide gives a figure (1280 px screen, the page's padding): multi-head panels a row in teaching mode.
+SLIDE_FIGURE_WIDTH = 1200
+
+
+def on_a_phone() -> bool:
+    """Whether the visitor's browser says it is a phone ("Mobi" in its User-Agent, the usual test). The server
+    cannot know the screen's width, and Streamlit keeps a drawn figure's height, so a figure that needs another
+    shape on a phone (small multiples: two panels a row, more rows) is built for it on the server."""
+    try:
+        import streamlit as st
+
+        return "Mobi" in (st.context.headers.get("User-Agent") or "")
+    except Exception:  # no browser behind this run (a test, a bare script)
+        return False
+
+
+def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teaching: bool = False,
+                    selected: int | None = None):
+    """One small heatmap per head, shared colour scale 0..1, tokens on the axes.
+
+    Teaching mode keeps every token's 18 px label: fewer panels a row, each tall enough; from FOCUS_FROM tokens
+    on (given the selected token) a focus view instead: the selected token's row in every head, one head a row.
+    """
+    if teaching and selected is not None and len(tokens) >= FOCUS_FROM:
+        token = html.escape(str(tokens[selected]), quote=False)
+        return matrix_heatmap(np.stack([np.asarray(m)[selected] for m in matrices]), titles, tokens, title,
+                              kind="weights", teaching=True, x_title="key token (looked at)",
+                              y_title=f"head · the row of “{token}”")
+    n = len(matrices)
+    labels = axis_labels(tokens)
+    show_ticks = teaching or len(tokens) <= 20
+    tick_size = font_sizes(True)["tick"] if teaching else 9
+    panel_px = 230
+    if teaching:  # a row of labels at 18 px needs ~24 px per token
+        columns = max(1, min(columns, SLIDE_FIGURE_WIDTH // (len(tokens) * 24 + 90)))
+        panel_px = max(panel_px, len(tokens) * 24)
+    narrow = not teaching and on_a_phone()
+    if narrow:  # two panels a row, each title wrapped to its ~170 px
+        columns = min(columns, 2)
+    panel_titles = [(textwrap.wrap(t, 20) if narrow else [t]) or [t] for t in titles]
+    # Between grid rows: the upright token labels of the row above and the head titles of the row below.
+    label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
+    gap_px = label_px + (40 if teaching else 30) + (16 if narrow else 0)
+    rows, x_domains, y_domains, per_row = _multiples_grid(n, columns, gap_px, panel_px)
+    traces, axes, subplot_titles = [], {}, []
+    for i, matrix in enumerate(matrices):
+        suffix = "" if i == 0 else str(i + 1)
+        row, column = divmod(i, columns)
+        traces.append({"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
+                       "colorscale": WEIGHTS_SCALE, "zmin": 0, "zmax": 1, "showscale": i == 0,
+                       "colorbar": {"thickness": 10}, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                       "hovertemplate": f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"})
+        axes[f"xaxis{suffix}"] = _category_axis(domain=list(x_domains[column]), anchor=f"y{suffix}",
+                                                showticklabels=show_ticks, tickfont={"size": tick_size},
+                                                tickangle=-90)
+        # Every head has the same rows: labelling them once, left of the grid, keeps them off the neighbour.
+        inner = {"showticklabels": False, "ticks": ""} if column else {"showticklabels": show_ticks}
+        axes[f"yaxis{suffix}"] = _reversed_category_axis(domain=list(y_domains[row]), anchor=f"x{suffix}",
+                                                         tickfont={"size": tick_size}, **inner)
+        subplot_titles.append({"text": "<br>".join(html.escape(line) for line in panel_titles[i]), "showarrow": False,
+                               "font": {"size": 18 if teaching else 13, "color": TICK_COLOUR},
+                               "xref": "paper", "yref": "paper", "xanchor": "center", "yanchor": "bottom",
+                               "x": sum(x_domains[column]) / 2, "y": y_domains[row][1]})
+    return _figure(traces, title, teaching, per_row * rows + 80, annotations=subplot_titles, **axes)
+
+
+def _multiples_grid(n: int, columns: int, gap_px: int, panel_px: int):
+    """(grid rows, x domains, y domains top row first, pixels a grid row) of n panels, `columns` a row."""
+    rows = (n + columns - 1) // columns
+    x_domains = _grid_domains(columns, 0.03)
+    per_row = panel_px + gap_px
+    top_room = 28 / (per_row * rows)  # the first row's head titles sit above it, under the figure's title
+    y_domains = [(low * (1 - top_room), high * (1 - top_room))
+                 for low, high in _grid_domains(rows, gap_px / (per_row * rows))[::-1]]  # first row on top
+    return rows, x_domains, y_domains, per_row
+
+
+def similarity_map(matrix, labels, title: str, teaching: bool = False):
+    trace = {"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
+             "colorscale": DISTANCE_SCALE, "zmin": 0, "hovertemplate": "%{y} vs %{x}: %{z:.3f}<extra></extra>",
+             "colorbar": {"thickness": 12, "title": {"text": "distance"}}}
+    return _figure([trace], title, teaching, 520, yaxis=_reversed_category_axis(), xaxis=_category_axis())
+
+
+def query_meets_keys(products, scores, key_tokens, query_token: str, title: str, teaching: bool = False):
+    """Left: q × k number by number, one row per key; right: each row's sum, the step-1 score."""
+    products = np.asarray(products, dtype=np.float32)
+    scores = np.asarray(scores, dtype=np.float32)
+    labels = axis_labels(key_tokens)
+    query = html.escape(str(query_token), quote=False)
+    bound = float(np.abs(products).max()) or 1.0
+    heat = {"type": "heatmap", "z": products, "x": list(range(products.shape[1])), "y": labels,
+            "colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0, "xaxis": "x", "yaxis": "y",
+            "colorbar": {"thickness": 10, "x": 0.66, "title": {"text": "q×k"}},
+            "hovertemplate": f"q({query}) × k(%{{y}}), number %{{x}}: %{{z:.3f}}<extra></extra>"}
+    bars = {"type": "bar", "orientation": "h", "x": scores, "y": labels, "xaxis": "x2", "yaxis": "y2",
+            "marker": {"color": ["#dc2626" if v >= 0 else "#2563eb" for v in scores]},
+            "text": [f"{v:.2f}" for v in scores], "textposition": "auto",
+            "hovertemplate": "score with %{y}: %{x:.4f}<extra></extra>"}
+    # On a slide every key keeps its 18 px label: the figure grows past a screen's height rather than thin them.
+    height = int(min(1600 if teaching else 900, 160 + max(len(labels), 3) * (34 if teaching else 26)))
+    return _figure([heat, bars], title, teaching, height, top_axis=True,
+                   xaxis={"domain": [0.0, 0.62], "side": "top",
+                          "title": _axis_title(f"the {products.shape[1]} numbers: q({query})ᵢ × kᵢ")},
+                   yaxis=_reversed_category_axis(title=_axis_title("key token")),
+                   xaxis2={"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
+                           "title": _axis_title("sum = score")},
+                   yaxis2=_reversed_category_axis(anchor="x2", showticklabels=False))
+
+
+def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = False, highlight: int | None = None):
+    """One row's softmax, column by column; the last column is the row of attention weights."""
+    arithmetic = np.asarray(arithmetic, dtype=np.float64)
+    cells = [axis_labels(key_tokens)] + [[f"{v:.4f}" for v in arithmetic[:, c]] for c in range(arithmetic.shape[1])]
+    fill = [["#fde68a" if r == highlight else "white" for r in range(len(key_tokens))]] * len(cells)
+    size = 18 if teaching else 13
+    row_height = 32 if teaching else 26
+    trace = {"type": "table", "columnwidth": [1.4] + [1.0] * arithmetic.shape[1],
+             "header": {"values": ["key token"] + [html.escape(c) for c in columns], "align": "center",
+                        "fill": {"color": "#e5e7eb"}, "font": {"size": size}, "height": row_height + 8},
+             "cells": {"values": cells, "align": ["left"] + ["right"] * arithmetic.shape[1],
+                       "fill": {"color": fill}, "font": {"size": size}, "height": row_height}}
+    # Tall enough that plotly never scrolls inside the table (a screenshot would cut rows off).
+    height = int(130 + (len(key_tokens) + 2) * row_height)
+    return _figure([trace], title, teaching, height)
+
+
+def weight_grid(values, title: str, teaching: bool = False, highlight: tuple[int, int] | None = None,
+                colorbar_title: str = ""):
+    """A layers × heads grid of attention weights: one colour from 0 (white) up, no 'negative' half."""
+    values = np.asarray(values, dtype=np.float32)
+    top = max(float(np.nanmax(values)), 0.01)
+    fig = layer_head_grid(values, title, teaching, highlight, zmid=top / 2, bound=top / 2,
+                          colorbar_title=colorbar_title)
+    trace = dict(fig._data[0])  # the builder's own spec: to_dict() would turn z into a base64 typed array
+    trace.update(colorscale=WEIGHTS_SCALE, zmin=0.0, zmax=top)
+    trace.pop("zmid", None)
+    return go.Figure({"data": [trace], "layout": fig._layout}, _validate=False)

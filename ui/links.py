@@ -1,0 +1,104 @@
+"""A shared link's values: which ones are valid, the notice for the others, and the selected token in the link."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .settings import D_K_CHOICES, MODES
+from .text import md
+
+
+def link_number(value: str | None, below: int) -> int | None:
+    """A link's whole number: ASCII digits only (no sign, no "²" or "①", no decimals) and below the limit."""
+    if value is None or not (0 < len(value) <= 6 and value.isascii() and value.isdigit()):
+        return None
+    number = int(value)
+    return number if number < below else None
+
+
+# The most tokens any model here reads: the exact range of a link's token is checked once the sentence is known.
+MAX_LINK_TOKEN = 512
+
+LINK_CHECKS = {
+    "mode": lambda v: v in MODES,
+    "dk": lambda v: link_number(v, max(D_K_CHOICES) + 1) in D_K_CHOICES,
+    "seed": lambda v: link_number(v, 10_000) is not None,
+    "layer": lambda v: link_number(v, 6) is not None,
+    "head": lambda v: link_number(v, 12) is not None,
+    "special": lambda v: v in ("true", "false"),
+    "teach": lambda v: v in ("true", "false"),
+    "token": lambda v: link_number(v, MAX_LINK_TOKEN) is not None,
+}
+
+
+def _link_notice(key: str, value: str) -> str:
+    return f"The link's {key} value “{md(value[:40])}” is not valid, so the default is used."
+
+
+def _drop_link_value(key: str) -> None:
+    """Take a refused value out of the link before any widget reads it.
+
+    Streamlit would otherwise still seed the widget from it in its own, looser way ("+1" counts as 1), so
+    the page would use a value the notice says was refused. Streamlit keeps the link's first values apart
+    from st.query_params; both are cleared (internal API of Streamlit 1.67, hence the guard).
+    """
+    try:
+        from streamlit.runtime.state import get_session_state
+
+        with get_session_state().query_params() as params:
+            params.remove_param(key)
+            params._initial_query_params.pop(key, None)
+    except Exception:  # a newer Streamlit: the notice still tells the user
+        pass
+
+
+def link_notices() -> list[str]:
+    """Values in a shared link that are not valid: Streamlit drops them; we say so once per session.
+
+    A key given twice counts with its last value, as Streamlit reads it; every value must be valid.
+    """
+    if "_link_notices" not in st.session_state:
+        notices = []
+        for key, valid in LINK_CHECKS.items():
+            values = st.query_params.get_all(key)
+            bad = next((v for v in values if not valid(v)), None)
+            if bad is not None:
+                notices.append(_link_notice(key, bad))
+                _drop_link_value(key)
+        st.session_state["_link_notices"] = notices
+    return st.session_state["_link_notices"]
+
+
+def follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
+    """The selected token follows the sentence: kept for the same sentence, token 0 for a new one.
+
+    The selectbox is not bound to the URL by Streamlit (that writes the label, "19: loudly"): the link
+    carries the index (token=19), written by link_token and read here on a session's first run.
+    """
+    state = st.session_state
+    previous = state.get("_token_for")
+    if previous is None:  # first run of the session: the link's token, if any and in range
+        raw = st.query_params.get("token")
+        number = link_number(raw, n_tokens)
+        if raw is not None and number is None and not any("link's token" in n for n in notices):
+            notices.append(f"The link's token value “{md(raw[:40])}” is not one of this sentence's {n_tokens} "
+                           "tokens (counted from 0), so the first token is used.")
+        if raw is not None or not isinstance(state.get("token"), int):
+            state["token"] = number or 0
+    elif previous[0] != sentence:
+        state["token"] = 0
+    elif previous[1] != show_special and isinstance(state.get("token"), int):
+        # The same sentence with [CLS] shown or hidden: keep the same word piece, now one place over.
+        state["token"] = state["token"] + 1 if show_special else state["token"] - 1
+    if not isinstance(state.get("token"), int) or not 0 <= state["token"] < n_tokens:
+        state["token"] = max(0, min(n_tokens - 1, state.get("token") if isinstance(state.get("token"), int) else 0))
+    state["_token_for"] = (sentence, show_special)
+
+
+def link_token(token: int) -> None:
+    """The selected token's index in the link (absent for token 0, like every other default)."""
+    if token:
+        if st.query_params.get("token") != str(token):
+            st.query_params["token"] = str(token)
+    elif "token" in st.query_params:
+        del st.query_params["token"]

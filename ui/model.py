@@ -1,0 +1,59 @@
+"""The model and a sentence's pass as a page asks for them: a spinner on first load, a message and a stop on failure."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.model import AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError
+from serving import models
+from serving.models import analyze, forget_failed_loads
+
+from .settings import Settings
+from .text import md, quote
+
+
+def get_model(name: str | None = None) -> AttentionModel:
+    """serving/models.py's get_model, with a spinner while a model loads for the first time."""
+    return models.get_model(name, loading=_loading_spinner)
+
+
+def _loading_spinner(shown: str):
+    return st.spinner(f"Loading the model ({md(shown)}) — the first time takes a few seconds…")
+
+
+def preload_model() -> AttentionModel | None:
+    """Warm the shared model; a failure is left for the page to explain."""
+    try:
+        return get_model(st.session_state.get("model") or None)
+    except ModelLoadError:
+        return None
+
+
+def model_or_stop(s: Settings) -> AttentionModel:
+    """The model, or a message that says what failed and how to fix it, and a stop."""
+    try:
+        return get_model(s.model_name or None)
+    except ModelLoadError as error:
+        st.error(f"**The model could not be loaded.** {md(str(error))}")
+        if st.button("Try loading the model again", key="retry_model_load"):
+            forget_failed_loads()
+            st.rerun()
+        st.stop()
+
+
+def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
+    """The model and the sentence's model pass, or a clear message and a stop."""
+    model = model_or_stop(s)
+    if not s.sentence.strip():
+        st.info("Type a sentence in the sidebar to begin (for example: I am good.).")
+        st.stop()
+    try:
+        analysis = analyze(s.sentence, s.model_name or None)
+    except SentenceError as error:
+        st.info(md(str(error)))
+        st.stop()
+    if analysis.truncated:
+        st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
+                   f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
+                   f"are used, up to {quote('…' + analysis.sentence[-40:].lstrip())}.")
+    return model, analysis

@@ -1,0 +1,113 @@
+"""The page's look: readable captions and scrolling boxes, teaching mode's slide layout, the scripts app.py adds."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+TEACHING_CSS = """<style>
+header[data-testid="stHeader"] {display: none;}
+[data-testid="stMainBlockContainer"] {padding-top: 1.5rem; max-width: 1280px;}
+/* A slide shows the picture: no parity badge (warnings and errors stay), downloads or tables. */
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stAlertContentSuccess"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]),
+[data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stTable"]) {display: none;}
+/* Text read from the back of a room: larger body text and captions. */
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.25rem; line-height: 1.5;}
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.15rem;}
+</style>"""
+
+
+# The formulas' large brackets, sums and symbols come in KaTeX fonts that the browser fetches only when a formula
+# first needs them, and then lays the page out again: measured in Chromium, that made the first visit to step 1
+# (Σ, underbraces) and to multi-head 10-12 % slower. Fetched once per tab while the browser is idle instead.
+# (No "<" inside the script: Streamlit's HTML sanitizer drops a script that holds markup-like text.)
+FORMULA_FONTS_HTML = """<script>
+(() => {
+  if (window.__formulaFonts) return;
+  window.__formulaFonts = true;
+  const families = /^KaTeX_(Main|Math|AMS|Size[1-4])$/;
+  const later = (task) => (window.requestIdleCallback || ((f) => setTimeout(f, 500)))(task, {timeout: 3000});
+  let tries = 0;
+  function fetchFonts() {
+    let found = false;
+    for (const face of document.fonts) {
+      if (!families.test(face.family.replace(/["']/g, ''))) continue;
+      found = true;
+      if (face.status === 'unloaded') face.load().catch(() => {});
+    }
+    tries += 1;
+    if (!found && tries !== 20) setTimeout(() => later(fetchFonts), 1000);  // KaTeX's styles not loaded yet
+  }
+  later(fetchFonts);
+})();
+</script>"""
+
+
+# On every page, in both modes (static CSS, no user text):
+# - captions dark enough to read (Streamlit's own grey, #828180, is 3.9:1 on white; WCAG asks 4.5:1);
+# - a figure's text alternative (figures.show, a collapsed expander) scrolls inside its box when its table is wide;
+# - a phone: nothing wider than the screen; a formula or table wider than its box scrolls inside it.
+BASE_CSS = """<style>
+[data-testid="stCaptionContainer"] {color: #4b5563; opacity: 1;}
+[data-selected="true"] [data-testid="stMarkdownContainer"] p {color: #a4161a;}
+.st-key-sentence_inline_box {display: none;}
+[data-testid="stMain"] .katex-display {overflow-x: auto; overflow-y: hidden; max-width: 100%;}
+.figure-text {overflow-x: auto; max-width: 100%;}
+.figure-text table {font-size: 0.9rem;}
+@media (max-width: 640px) {
+  .st-key-sentence_inline_box {display: block;}
+  [data-testid="stMain"] h1 {font-size: 2rem;}
+  [data-testid="stMain"] h2 {font-size: 1.5rem;}
+  [data-testid="stMain"] h3 {font-size: 1.2rem;}
+  [data-testid="stMain"] [data-testid="stMainBlockContainer"] {padding-left: 0.75rem; padding-right: 0.75rem;}
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] {overflow-wrap: anywhere;}
+  [data-testid="stMain"] [data-testid="stTable"] {overflow-x: auto; max-width: 100%;}
+}
+</style>"""
+
+
+# axe-core's "scrollable-region-focusable": a box that scrolls (a long formula on a narrow screen, a wide table)
+# must be reachable by keyboard, or a keyboard user can never read its hidden part. Any such box in the page gets
+# tabindex=0 and a name; re-checked when the page changes or the window is resized (a formula scrolls only when
+# it is wider than its box). No "<" in the script: Streamlit's HTML sanitizer drops a script with markup-like text.
+SCROLL_FOCUS_HTML = """<script>
+(() => {
+  if (window.__scrollFocus) return;
+  window.__scrollFocus = true;
+  const BOXES = '.katex-display, [data-testid="stTable"], [data-testid="stTable"] div, .figure-text';
+  function mark() {
+    queued = false;
+    document.querySelectorAll(BOXES).forEach((box) => {
+      const scrolls = box.scrollWidth - box.clientWidth > 1 || box.scrollHeight - box.clientHeight > 1;
+      const style = getComputedStyle(box);
+      const scrollable = scrolls && /(auto|scroll)/.test(style.overflowX + style.overflowY);
+      if (scrollable && !box.hasAttribute('tabindex')) {
+        box.setAttribute('tabindex', '0');
+        box.setAttribute('role', 'region');
+        box.dataset.scrollFocus = '1';
+      } else if (!scrollable && box.dataset.scrollFocus) {
+        ['tabindex', 'role', 'aria-label', 'data-scroll-focus'].forEach((name) => box.removeAttribute(name));
+      }
+    });
+    // Numbered in page order: each region's name is unique (axe-core's "landmark-unique").
+    document.querySelectorAll('[data-scroll-focus]').forEach((box, i) => {
+      const name = (box.matches('.katex-display') ? 'formula ' : 'table ') + (i + 1) + ', scrolls';
+      if (box.getAttribute('aria-label') !== name) box.setAttribute('aria-label', name);
+    });
+  }
+  let queued = false;
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  new MutationObserver(later).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', later);
+  later();
+})();
+</script>"""
+
+
+def apply_teaching_layout(teaching: bool) -> None:
+    """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text.
+    The page-wide readable styles (BASE_CSS) come with it, in both modes."""
+    css = BASE_CSS.replace("</style>", TEACHING_CSS.replace("<style>", "")) if teaching else BASE_CSS
+    st.markdown(css, unsafe_allow_html=True)  # one <style> block: Markdown reads text after a closing tag

@@ -1,0 +1,103 @@
+"""The one sidebar every page shares (drawn by app.py on every rerun), its head presets and token list."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from attention.model import ModelLoadError, models_dir
+
+from .labels import unique_labels
+from .links import follow_sentence_with_token, link_notices, link_token
+from .model import get_model
+from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
+                       MODES, Settings, clean_sentence)
+
+
+def sidebar_ui() -> Settings:
+    """The one sidebar every page shares; every value lives in the URL so a link reopens the view."""
+    side = st.sidebar
+    notices = link_notices()
+    notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
+    side.header("Your sentence")
+    sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
+                              max_chars=MAX_SENTENCE_CHARS, height=90,
+                              help="Any text; it is split into the model's word pieces.")
+    side.header("How Q, K and V are made")
+    # Options are their own short names so a shared link reads ?mode=identity.
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
+                      help="How each token's query, key and value are made from its embedding (the list of "
+                           "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
+                           "by random tables, or not changed at all.")
+    d_k, seed, layer, head = 32, 0, DEFAULT_LAYER, DEFAULT_HEAD
+    if mode == "random":
+        d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
+                                 bind="query-params",
+                                 help="How many numbers each query and key has. Longer vectors give larger "
+                                      "dot products, which is why step 2 divides by √d_k.")
+        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params",
+                                     help="Picks which random tables are drawn; the same seed gives the same "
+                                          "numbers again."))
+    if mode in ("learned",):
+        columns = side.columns(2)
+        layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
+                                     help="The model repeats attention 6 times, each layer reading the one "
+                                          "before. Layer 0 reads the word embeddings.")
+        head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
+                                    help="Each layer has 12 heads: 12 separate attentions, each with its own "
+                                         "W_Q, W_K, W_V, free to look for something different.")
+        head_presets(side, int(layer), int(head))
+    show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
+                                 help="The special tokens the model adds around every sentence. "
+                                      "Real heads often park attention on them.")
+    tokens = shown_tokens(sentence, show_special)
+    token = 0
+    if tokens:
+        follow_sentence_with_token(sentence, show_special, len(tokens), notices)
+        labels = unique_labels(tokens)  # "the", "the²": one label per token, as on the chips and axes
+        token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
+                               format_func=lambda i: f"{i}: {labels[i]}", key="token",
+                               help="The token whose row of scores and weights the pages explain: the token "
+                                    "that is looking.")
+        link_token(token)
+    for notice in notices:
+        notice_box.warning(notice)
+    side.header("Display")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
+                           help="Larger text and figures for screenshots and a projector.")
+    with side.expander("Model"):
+        allowed = models_dir() is not None
+        model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
+                                   disabled=not allowed,
+                                   help="The name of a folder in this server's models folder." if allowed else
+                                   "Switched off on this server: it uses the bundled all-MiniLM-L6-v2.")
+    return Settings(sentence=clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
+                    head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
+                    model_name=model_name.strip())
+
+
+def _use_head(layer: int, head: int) -> None:
+    """on_click of a preset: set the Layer and Head widgets (a callback runs before they are made again)."""
+    st.session_state["layer"] = layer
+    st.session_state["head"] = head
+
+
+def head_presets(side, layer: int, head: int) -> None:
+    """Named heads one click away: the default's soft next-word head, and the one-hot previous-word head."""
+    side.caption("Or pick a head by what it does:")
+    for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
+        current = (layer, head) == (preset_layer, preset_head)
+        side.button(f"{'✓ ' if current else ''}{name} (layer {preset_layer}, head {preset_head})",
+                    key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
+                    disabled=current, use_container_width=True)
+
+
+def shown_tokens(sentence: str, show_special: bool) -> list[str]:
+    """The tokens the sidebar lists for a sentence (none when it is empty or the model cannot load)."""
+    if not (sentence or "").strip():
+        return []
+    try:
+        model = get_model(st.session_state.get("model") or None)
+    except ModelLoadError:
+        return []
+    tokens = model.tokenize(clean_sentence(sentence))
+    return [t for t in tokens if show_special or t not in model.special_tokens]
