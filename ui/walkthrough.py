@@ -114,14 +114,15 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             if len(single) == 1:
                 text = f"The row of raw scores of {me} has one score: {_num(raw_columns[best])}, with itself."
             else:
-                text = (f"The row of raw scores of {me}: highest {_num(raw_columns[best])} with "
+                among = " among the words drawn" if folded else ""
+                text = (f"The row of raw scores of {me}: highest{among} {_num(raw_columns[best])} with "
                         f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
                         f"{_who(worst, columns, query_column)}.")
             for c in folded:
                 group = walk.groups[c]
                 names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
                 text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}): "
-                         f"not drawn, as on step 1; from step 3 on they share one column.")
+                         f"not drawn here nor on step 1's page; from step 3 on they share one column.")
             lines.append(text)
         elif frame.kind == "scaled":
             c = single[int(np.argmax(np.abs(raw_columns[single])))]
@@ -152,14 +153,17 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             order = [int(c) for c in np.argsort(-weights, kind="stable")]
             top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
             parts = ", ".join(f"{_pct(weights[c])} on {_who(c, columns, query_column)}" for c in top)
+            shown_total = sum(round(100 * w) for w in weights)  # what the bars' whole-percent labels add up to
+            rounding = (f" (Each bar's label is rounded: together they show {shown_total}%.)"
+                        if shown_total != 100 else "")
             lines.append(f"Each divided by their sum, {_num(walk.exp_total)}: the weights, which add up to 1 "
-                         f"(100%): {parts}.")
+                         f"(100%): {parts}.{rounding}")
         elif frame.kind == "share":
             c = frame.columns[0]
             what = "its own value" if c == query_column else f"the value of {_q(columns[c])}"
             if len(walk.groups[c]) > 1:
                 what = f"the values of {' and '.join(key_names[j] for j in walk.groups[c])}"
-            lines.append(f"{_pct(weights[c])} × {what} (light bars) is added to the output of {me} (dark bars).")
+            lines.append(f"{_pct(weights[c])} × {what} (orange bars) is added to the output of {me} (dark bars).")
         elif frame.kind == "others":
             share = weights[list(frame.columns)].sum()
             lines.append(f"The last value, {_pct(share)} of the weight, is added in the same way." if
