@@ -52,8 +52,14 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     except SentenceError as error:
         st.info(md(str(error)))
         st.stop()
+    warn_if_truncated(analysis, model, say_where=True)
+    return model, analysis
+
+
+def warn_if_truncated(analysis: SentenceAnalysis, model: AttentionModel, say_where: bool) -> None:
+    """A notice when the model read only the start of the text (and, if asked, the words it stopped at)."""
     if analysis.truncated:
+        where = f", up to {quote('…' + analysis.sentence[-40:].lstrip())}" if say_where else ""
         st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
                    f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
-                   f"are used, up to {quote('…' + analysis.sentence[-40:].lstrip())}.")
-    return model, analysis
+                   f"are used{where}.")

@@ -13,6 +13,7 @@ from serving import shared
 from serving.models import analyze, core_attentions
 
 from . import figures, tables
+from .model import warn_if_truncated
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
 from .text import md, pct, plain_small, quote, shorten
 
@@ -57,10 +58,7 @@ def sentence_pass(sentence: str, s, model):
     except SentenceError as error:  # our own sentence: says what to type (never a library's message)
         st.info(md(str(error)))
         st.stop()
-    if analysis.truncated:
-        st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
-                   f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
-                   f"are used.")
+    warn_if_truncated(analysis, model, say_where=False)
     return analysis
 
 
