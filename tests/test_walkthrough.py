@@ -355,3 +355,16 @@ def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence
                          for problem in layout_problems(texts)]
         context.close()
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_panels_name_the_key_and_escape_a_typed_token_once():
+    """Step 1's vector panel names whose key it multiplies, and a token typed as markup shows as typed: escaped
+    once (“&lt;b&gt;”), never twice (“&amp;lt;”) and never drawn as bold."""
+    rng = np.random.default_rng(1)
+    q, k, v = rng.standard_normal(8), rng.standard_normal((3, 8)), rng.standard_normal((3, 8))
+    labels = ["<b>x</b>", "a&b", "c"]
+    fig = W.walkthrough_figure(walk_through(q, k, v, query=0), labels, labels, 0, "title")
+    titles = [frame["layout"]["xaxis"]["title"]["text"] for frame in fig.to_dict()["frames"]]
+    keyed = [t for t in titles if t.startswith("q(")]
+    assert keyed[1].startswith("q(&lt;b&gt;x&lt;/b&gt;) × k(a&amp;b)"), keyed
+    assert not any("&amp;lt;" in t or "&amp;amp;" in t or "<b>" in t for t in titles), titles

@@ -32,6 +32,8 @@ STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax:
               4: "the values, mixed by the weights"}
 BAR = "#3b82f6"
 FAINT = "rgba(148, 163, 184, 0.45)"
+# Step 1's finished scores: neutral, since its vector panel already uses red and blue for the products' signs.
+SCORE = "#64748b"
 POSITIVE, NEGATIVE = "#dc2626", "#2563eb"
 TOTAL = "#1f2937"
 # One frame shows this long while playing: a caption of about 20 words, read aloud.
@@ -239,7 +241,7 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     """The four traces' data and the layout of one frame."""
     n_columns = len(labels)
     show_text = n_columns <= BAR_TEXT_LIMIT[teaching]
-    colours = [HIGHLIGHT if c in frame.columns else BAR for c in range(n_columns)]
+    colours = [HIGHLIGHT if c in frame.columns else (SCORE if frame.step == 1 else BAR) for c in range(n_columns)]
     percent = frame.kind in ("weights", "share", "others", "output")
     if frame.step == 4:  # the shares added so far blue, the one being added orange, the rest pale
         added = set()
@@ -255,7 +257,7 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     vector_colours = [POSITIVE if v >= 0 else NEGATIVE for v in vector]
     if frame.step == 4:
         vector_colours = ["rgba(245, 158, 11, 0.55)"] * d
-    me = html.escape(query_label, quote=False)
+    me = html.escape(query_label, quote=False)  # for the board; the axis titles are escaped where they are set
     traces = [
         {"x": dims, "y": vector, "marker": {"color": vector_colours}},
         {"x": dims, "y": total},
@@ -266,7 +268,10 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     top_visible = frame.kind in ("key", "share", "others", "output")
     sizes = font_sizes(teaching)
     if frame.step == 1:
-        top_title = f"q({me}) × k, number by number: red = same sign, blue = opposite" if frame.kind == "key" else ""
+        # labels are the axis's (already escaped); the title is escaped as a whole where it is set
+        key = f"k({html.unescape(labels[frame.columns[0]])})" if frame.kind == "key" else "k"
+        top_title = (f"q({query_label}) × {key}, number by number: red = same sign, blue = opposite"
+                     if frame.kind == "key" else "")
         bottom_title = "raw score q·k"
     elif frame.step == 2:
         top_title, bottom_title = "", f"score ÷ √{walk.d_k}"
@@ -275,8 +280,8 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     elif frame.step == 3:
         top_title, bottom_title = "", "weight"
     else:
-        top_title = (f"the output of “{me}” ({d} numbers): dark = added so far, orange = this share"
-                     if frame.kind != "output" else f"the output of “{me}”: {d} numbers")
+        top_title = (f"the output of “{query_label}” ({d} numbers): dark = added so far, orange = this share"
+                     if frame.kind != "output" else f"the output of “{query_label}”: {d} numbers")
         bottom_title = "weight"
     heading = f"<b>Step {frame.step} of 4 · {html.escape(STEP_NAMES[frame.step])}</b>  ({number + 1}/{n_frames})"
     wrapped = "<br>".join(html.escape(line, quote=False)
