@@ -3,7 +3,8 @@
 The frames are plotly animation frames: Play/Pause and the step slider run in the browser, so playing and
 moving the slider never run the page's script. The numbers come from attention/walkthrough.py on the view's
 whole-sentence steps (learned mode: hidden [CLS]/[SEP] folded into one column, as the step pages fold them).
-The captions are written from those numbers here; a teacher downloads the animation as one HTML file.
+The captions are written from those numbers in walkthrough_text.py; a teacher downloads the animation as one
+HTML file.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_
                              figure_title, font_sizes, title_block_height)
 from .figures.matrices import on_a_phone
 from .figures.show import download_config, figure_filename
+from .walkthrough_text import _num, _pct, captions, frames_text_html
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
     from .view import View
@@ -67,121 +69,6 @@ def walkthrough_of(view: View) -> Walkthrough:
     else:
         groups = [[int(j)] for j in view.shown] + ([[int(j) for j in view.hidden]] if view.hidden.size else [])
     return walk_through(base.q[row], base.k, base.v, row, groups)
-
-
-# --- captions: one plain line per frame, written from its numbers ------------------------------------------------
-
-def _q(label: str) -> str:
-    return f"“{label}”"
-
-
-def _num(x: float) -> str:
-    return f"{x:.2f}".replace("-", "−")
-
-
-def _pct(x: float) -> str:
-    if 0 < x < 0.001:
-        return "less than 0.1%"
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
-
-
-def _who(column: int, columns: list[str], query_column: int) -> str:
-    return "itself" if column == query_column else _q(columns[column])
-
-
-def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int) -> list[str]:
-    """One line per frame, plain text (escape it for where it goes). columns: the drawn columns' labels;
-    key_names: every key's token (the whole sentence in learned mode)."""
-    me = _q(columns[query_column])
-    raw_columns = walk.score_per_column(walk.raw)
-    single = [c for c, group in enumerate(walk.groups) if len(group) == 1]
-    folded = [c for c, group in enumerate(walk.groups) if len(group) > 1]
-    weights = walk.column_weights
-    lines = []
-    for frame in walk.frames:
-        if frame.kind == "key":
-            c = frame.columns[0]
-            score = raw_columns[c]
-            whom = "its own key" if c == query_column else f"the key of {_q(columns[c])}"
-            sign = " Below zero: the two vectors point more apart than alike." if score < 0 else ""
-            lines.append(f"The query of {me} meets {whom}: {walk.d_k} numbers multiplied pair by pair (top), "
-                         f"added up: score {_num(score)} (bottom).{sign}")
-        elif frame.kind == "rest":
-            rest = raw_columns[list(frame.columns)]
-            lines.append(f"The other {len(frame.columns)} keys the same way: scores from {_num(rest.min())} "
-                         f"to {_num(rest.max())}.")
-        elif frame.kind == "row":
-            shown = raw_columns[single]
-            best, worst = single[int(np.argmax(shown))], single[int(np.argmin(shown))]
-            if len(single) == 1:
-                text = f"The row of raw scores of {me} has one score: {_num(raw_columns[best])}, with itself."
-            else:
-                among = " among the words drawn" if folded else ""
-                text = (f"The row of raw scores of {me}: highest{among} {_num(raw_columns[best])} with "
-                        f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
-                        f"{_who(worst, columns, query_column)}.")
-            for c in folded:
-                group = walk.groups[c]
-                names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
-                text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}): "
-                         f"not drawn here nor on step 1's page; from step 3 on they share one column.")
-            lines.append(text)
-        elif frame.kind == "scaled":
-            c = single[int(np.argmax(np.abs(raw_columns[single])))]
-            raw_row = raw_columns[single]  # the drawn bars: a folded column has no score
-            scaled_row = raw_row / walk.scale
-            lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
-                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
-                         f"{_who(c, columns, query_column)}. The order "
-                         f"stays; the range {_num(raw_row.max() - raw_row.min())} shrinks to "
-                         f"{_num(scaled_row.max() - scaled_row.min())}.")
-        elif frame.kind == "exp":
-            exps = walk.column_exps
-            c = int(np.argmax(exps))
-            score = walk.score_per_column(walk.scaled)[c]
-            whose = (_who(c, columns, query_column) if np.isfinite(score) else
-                     f"{_q(columns[c])} (their e-values added)")
-            if walk.shift:
-                lines.append(f"Softmax raises e to the power of each score minus the largest, {_num(walk.shift)} "
-                             f"(this changes no weight and keeps the numbers small): every number turns positive, "
-                             f"the largest, for {whose}, becomes {_num(exps[c])}. They add up to "
-                             f"{_num(walk.exp_total)}.")
-            else:
-                power = f"e^{_num(score)} = " if np.isfinite(score) else ""
-                lines.append(f"Softmax raises e to the power of each score: every number turns positive and big "
-                             f"scores grow fastest ({power}{_num(exps[c])} for {whose}). They add up to "
-                             f"{_num(walk.exp_total)}.")
-        elif frame.kind == "weights":
-            order = [int(c) for c in np.argsort(-weights, kind="stable")]
-            top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
-            parts = ", ".join(f"{_pct(weights[c])} on {_who(c, columns, query_column)}" for c in top)
-            shown_total = sum(round(100 * w) for w in weights)  # what the bars' whole-percent labels add up to
-            rounding = (f" (Each bar's label is rounded: together they show {shown_total}%.)"
-                        if shown_total != 100 else "")
-            lines.append(f"Each divided by their sum, {_num(walk.exp_total)}: the weights, which add up to 1 "
-                         f"(100%): {parts}.{rounding}")
-        elif frame.kind == "share":
-            c = frame.columns[0]
-            what = "its own value" if c == query_column else f"the value of {_q(columns[c])}"
-            if len(walk.groups[c]) > 1:
-                what = f"the values of {' and '.join(key_names[j] for j in walk.groups[c])}"
-            lines.append(f"{_pct(weights[c])} × {what} (orange bars) is added to the output of {me} (dark bars).")
-        elif frame.kind == "others":
-            share = weights[list(frame.columns)].sum()
-            lines.append(f"The last value, {_pct(share)} of the weight, is added in the same way." if
-                         len(frame.columns) == 1 else
-                         f"The other {len(frame.columns)} values, {_pct(share)} of the weight together, are added "
-                         f"in the same way.")
-        else:  # the output
-            # Split as step 4 splits it: own value, the other words, and [CLS]/[SEP] (a folded column).
-            own = weights[query_column]
-            markers = float(sum(weights[c] for c in folded))
-            words = max(1 - own - markers, 0.0)
-            from_markers = f" and {_pct(markers)} from [CLS] and [SEP]" if folded and markers >= 0.005 else ""
-            lines.append(f"The output of {me}: {walk.output.size} new numbers, {_pct(own)} from its own value, "
-                         f"{_pct(words)} from the other words' values{from_markers}. The next layer reads this "
-                         f"vector.")
-    return lines
 
 
 # --- the figure --------------------------------------------------------------------------------------------------
@@ -486,17 +373,6 @@ SAVE_EVERY_FRAME_HTML = """
 })();
 </script>
 """
-
-
-def frames_text_html(token: str, lines: list[str], steps: list[int]) -> str:
-    """The walk-through as text: one sentence, then a table of its frames (frame, step, caption); all escaped."""
-    sentence = (f"An animation of the four steps for “{token}” in {len(lines)} frames: the scores, the scaling by "
-                "√d_k, the softmax weights and the output, each frame with its numbers.")
-    rows = "".join(f"<tr><th scope=\"row\">{n}</th><td>{step}</td><td>{html.escape(line)}</td></tr>"
-                   for n, (line, step) in enumerate(zip(lines, steps), 1))
-    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">frame</th>'
-            f'<th scope="col">step</th><th scope="col">what happens</th></tr></thead><tbody>{rows}</tbody></table>'
-            '</div>')
 
 
 def show_walkthrough(view: View) -> None:
