@@ -47,10 +47,6 @@ BAR_TEXT_LIMIT = {False: 14, True: 12}
 CAPTION_LINE_CHARS = {False: 120, True: 112}
 PHONE_LINE_CHARS = 44  # a 390 px phone: captions and the vector panel's title wrap this short
 
-
-def _line_chars(teaching: bool) -> int:
-    """Characters a caption line may have: the figure's width is known on the server only as 'a phone' or not."""
-    return PHONE_LINE_CHARS if not teaching and on_a_phone() else CAPTION_LINE_CHARS[teaching]
 # The whole figure, title included, before upright token labels add their height; a teaching-mode slide of
 # 1280 × 720 holds it (at most SLIDE_HEIGHT) with nothing else.
 BASE_HEIGHT = {False: 620, True: 600}
@@ -58,6 +54,11 @@ SLIDE_HEIGHT = 710
 # The plot area's width the figure gets (the page's main column; a slide's 1280 px less Streamlit's padding).
 PLOT_WIDTH = {False: 880, True: 1080}
 LEFT_MARGIN = {False: 64, True: 84}  # fixed: y tick labels of every frame fit, so the panels never jump sideways
+
+
+def _line_chars(teaching: bool) -> int:
+    """Characters a caption line may have: the figure's width is known on the server only as 'a phone' or not."""
+    return PHONE_LINE_CHARS if not teaching and on_a_phone() else CAPTION_LINE_CHARS[teaching]
 
 
 def walkthrough_of(view: View) -> Walkthrough:

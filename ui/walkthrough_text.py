@@ -9,6 +9,8 @@ import numpy as np
 
 from attention.walkthrough import Walkthrough
 
+from .text import pct
+
 # --- captions: one plain line per frame, written from its numbers ------------------------------------------------
 
 def _q(label: str) -> str:
@@ -20,9 +22,8 @@ def _num(x: float) -> str:
 
 
 def _pct(x: float) -> str:
-    if 0 < x < 0.001:
-        return "less than 0.1%"
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+    """The pages' percentages, and "less than 0.1%" where one decimal would print 0.0%."""
+    return "less than 0.1%" if 0 < x < 0.001 else pct(x)
 
 
 def _who(column: int, columns: list[str], query_column: int) -> str:
