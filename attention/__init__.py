@@ -1,6 +1,6 @@
-"""The self-attention explainer's computation, in numpy: the core (core.py), model access (model.py, bert.py) and
-the measurements and verdicts the pages show (explain, heads, whatif, walkthrough, pronoun, training, training_lab,
-questions). The bottom layer: it imports none of the app's other folders."""
+"""Self-attention itself, in numpy: the mechanism (core.py) and access to the model (model.py, bert.py). Small
+enough to read in a minute; what the lessons measure with it lives one layer up, in lessons/. The bottom layer:
+it imports none of the app's other folders."""
 
 from .core import (MASKED, AttentionInputError, AttentionSteps, HeadWeights, attention, attention_rollout,
                    causal_mask, identity_projection, layer_norm, learned_projection, merge_heads, multi_head,

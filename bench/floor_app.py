@@ -22,9 +22,10 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attention.walkthrough import walk_through  # noqa: E402
+from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
-from ui.walkthrough import captions, frames_text_html, walkthrough_figure  # noqa: E402
+from ui.walkthrough import walkthrough_figure  # noqa: E402
+from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
 
 DEFAULT_SENTENCE = "I am good."
 D_MODEL, N_LAYERS, N_HEADS, D_HEAD = 384, 6, 12, 32

@@ -1,4 +1,4 @@
-"""The Training lab's learning-rate sweep, run once offline: it writes attention/training_rates.py.
+"""The Training lab's learning-rate sweep, run once offline: it writes lessons/training_rates.py.
 
     python bench/sweep_training.py            # 30 minutes on the 2-core machine at load average 8-22
 
@@ -30,7 +30,7 @@ SWEEP_D_K = (4, 8, 16, 32, 64, 128, 512)             # every d_k the page offers
 
 def sweep_setting(task, d_k, scaled, tables, vocab_ids, rates=SWEEP_RATES, seeds=SWEEP_SEEDS) -> dict:
     """{rate: [held-out loss of each seed]} (inf for a seed that diverged)."""
-    from attention import training
+    from lessons import training
 
     results = {}
     np.seterr(all="ignore")  # a rate that blows up overflows on the way: its loss is then infinite
@@ -63,7 +63,7 @@ def best_rate(results: dict) -> float:
 
 
 def main() -> None:
-    from attention import training
+    from lessons import training
     from attention.model import AttentionModel
 
     model = AttentionModel()
@@ -114,7 +114,7 @@ def main() -> None:
         "",
     ]
     (ROOT / "attention" / "training_rates.py").write_text("\n".join(lines))
-    print(f"wrote attention/training_rates.py in {seconds:.0f} s")
+    print(f"wrote lessons/training_rates.py in {seconds:.0f} s")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ TASK_TARGET_SECONDS = 5.0  # issue 30: any task but the warmed default, with a p
 
 def bench_training(line=None, d_k: int = 32, steps: int = 300, repeat: int = 3) -> float:
     """Best of `repeat` trainings (the page's main run: 32 sentences of 8 tokens a step); returns seconds."""
-    from attention import training
+    from lessons import training
     from attention.model import AttentionModel
 
     model = AttentionModel()
@@ -45,7 +45,7 @@ def bench_training(line=None, d_k: int = 32, steps: int = 300, repeat: int = 3) 
 
 def bench_task(line=None, task: str = "copy", repeat: int = 2) -> float:
     """Best of `repeat`: every run the Training lab trains for a new task (its page's default widgets)."""
-    from attention import training
+    from lessons import training
     from attention.model import AttentionModel
     from serving import shared
 

@@ -3,7 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from attention import core, explain
+from attention import core
+from lessons import explain
 from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze

@@ -1,13 +1,13 @@
 import streamlit as st
 
-from attention.heads import PATTERN_WORDS, describe_heads
+from lessons.heads import PATTERN_WORDS, describe_heads
 from ui import figures, readouts, whys
 from ui.page import example_sentences, sentence_box, specials_note, step_nav, token_picker
 from ui.parity import parity_badge
 from ui.settings import settings
 from ui.text import pct, quote
 from ui.view import current_view
-from ui.walkthrough import show_walkthrough
+from ui.walkthrough_section import show_walkthrough
 
 st.title("Self-attention, step by step")
 st.markdown(

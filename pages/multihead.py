@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import core
-from attention.heads import describe_heads, head_distances
+from lessons.heads import describe_heads, head_distances
 from ui import figures
 from ui.labels import unique_labels
 from ui.model import load_analysis

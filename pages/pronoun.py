@@ -1,6 +1,6 @@
 import streamlit as st
 
-from attention import pronoun as pr
+from lessons import pronoun as pr
 from ui import pronoun as sections
 from ui.model import model_or_stop
 from ui.settings import settings

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from attention.questions import GROUPS, PAGE_TITLES, answer_key, model_answer, quiz, score, verdict
+from lessons.questions import GROUPS, PAGE_TITLES, answer_key, model_answer, quiz, score, verdict
 from ui.settings import keep_widget_value
 from ui.text import md, quote
 from ui.view import current_view

@@ -1,7 +1,8 @@
 import numpy as np
 import streamlit as st
 
-from attention import core, explain
+from attention import core
+from lessons import explain
 from ui import figures, readouts, whys
 from ui.page import figure_pair, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote

@@ -1,7 +1,7 @@
 import numpy as np
 import streamlit as st
 
-from attention import explain
+from lessons import explain
 from ui import figures, readouts, whys
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote

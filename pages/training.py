@@ -1,6 +1,6 @@
 import streamlit as st
 
-from attention import training
+from lessons import training
 from serving import shared
 from ui import training_lab as sections
 from ui.model import model_or_stop

@@ -1,8 +1,8 @@
 import numpy as np
 import streamlit as st
 
-from attention import explain as explain_rows
-from attention.whatif import effect, naive_softmax, variants
+from lessons import explain as explain_rows
+from lessons.whatif import effect, naive_softmax, variants
 from ui import figures, readouts, tables, whys
 from ui.page import figure_pair
 from ui.parity import parity_badge

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from attention import pronoun, training
+from lessons import pronoun, training
 
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from attention import pronoun, training
+from lessons import pronoun, training
 from attention.model import AttentionModel
 
 from . import diskcache

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attention import core
-from attention.whatif import effect, variants
+from lessons.whatif import effect, variants
 from conftest import run_app
 from ui.settings import MAX_SENTENCE_CHARS
 

@@ -7,7 +7,7 @@ import numpy as np
 from conftest import run_app
 
 from attention import core
-from attention.heads import describe_heads, row_softness, teaching_heads
+from lessons.heads import describe_heads, row_softness, teaching_heads
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS
 
 LONG = "The animal didn't cross the street because it was too tired."

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from attention import training
+from lessons import training
 from serving import diskcache, shared
 
 

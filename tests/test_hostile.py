@@ -221,7 +221,7 @@ def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monke
     again and the good result overwrites it."""
     import dataclasses
 
-    from attention import training
+    from lessons import training
     from serving import diskcache, shared
 
     monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path))

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The rule, written once: a module may import its own layer and the layers after it, never one before it.
 # app.py is the entry point and sits with the pages. bench/, devtools/ and tests/ stand beside the house: they
 # may import any of it, and nothing in it imports them.
-LAYERS = ("pages", "ui", "serving", "attention")
+LAYERS = ("pages", "ui", "serving", "lessons", "attention")
 BESIDE = ("bench", "devtools", "tests")
 
 
@@ -104,8 +104,9 @@ def the_house() -> dict[str, set[str]]:
 
 def test_every_import_runs_down_the_layers():
     graph = the_house()
-    assert {"app", "pages.home", "ui.view", "serving.models", "attention.core"} <= set(graph)
+    assert {"app", "pages.home", "ui.view", "serving.models", "lessons.explain", "attention.core"} <= set(graph)
     assert "serving.models" in graph["ui.model"] and "attention.model" in graph["serving.models"]
+    assert "attention" in graph["lessons.explain"] or "attention.core" in graph["lessons.explain"]
     assert not arrows_against_the_order(graph)
 
 
@@ -121,9 +122,18 @@ def test_the_checks_see_a_circle_and_an_arrow_back_up():
         "serving.models": "from ui.text import md\n",            # serving reaching back up into ui
         "ui.text": "import re\n",
         "attention.core": "import numpy\n",
+        "attention.model": "from lessons import heads\n",          # the mechanism reaching up into a lesson
+        "lessons.heads": "from attention import core\n",
     })
     assert circles(graph) == [["ui.sidebar", "ui.view"]]
-    assert arrows_against_the_order(graph) == ["serving.models -> ui.text (back up: serving -> ui)"]
+    assert arrows_against_the_order(graph) == ["serving.models -> ui.text (back up: serving -> ui)",
+                                               "attention.model -> lessons.heads (back up: attention -> lessons)"]
+
+
+def test_the_mechanism_reads_in_a_minute():
+    """attention/ holds self-attention and model access only; what the lessons measure lives in lessons/."""
+    lines = sum(len(path.read_text().splitlines()) for path in (ROOT / "attention").glob("*.py"))
+    assert lines <= 1000, f"attention/ has {lines} lines: move what a lesson measures to lessons/"
 
 
 def test_serving_draws_nothing():

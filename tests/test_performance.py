@@ -121,7 +121,7 @@ def test_the_warm_up_computes_what_every_visitor_shares_once():
     script = """
 import os, threading
 os.environ["ATTENTION_WARMUP"] = "1"
-from attention import training
+from lessons import training
 from attention.model import AttentionModel
 import serving.shared as shared
 model = AttentionModel()

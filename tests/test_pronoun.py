@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from attention import pronoun as pr
+from lessons import pronoun as pr
 
 
 def test_words_join_pieces_and_skip_specials():

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention import pronoun as pr
+from lessons import pronoun as pr
 from conftest import run_app
 from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, run_app
 
 from attention import core
-from attention.questions import GROUPS, answer_key, quiz, score, verdict
+from lessons.questions import GROUPS, answer_key, quiz, score, verdict
 
 SENTENCES = ["I am good.", "The animal didn't cross the street because it was too tired."]
 

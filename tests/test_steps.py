@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from conftest import ROOT, run_app
 
-from attention import core, explain
+from attention import core
+from lessons import explain
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 
 LONG = "The animal didn't cross the street because it was too tired."

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import ROOT, run_app
 
-from attention import training
+from lessons import training
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_page_renders_each_task(task, d_k, compare):
     assert len(specs) == (5 if compare else 4)  # loss, patterns, (comparison), the soft and the saturated Jacobian
     text = " ".join(m.value for m in at.markdown)
     assert "e-0" not in text
-    assert ".py" not in text.replace("attention/training.py", "").replace("bench/sweep_training.py", "")
+    assert ".py" not in text.replace("lessons/training.py", "").replace("bench/sweep_training.py", "")
     assert f"d_k={d_k}" in specs[0]["layout"]["title"]["text"]
     if compare:
         assert text.count("**d_k = ") == 3
@@ -255,7 +255,7 @@ def test_a_swept_rate_is_still_the_best_of_its_neighbours(toy):
     sys.path.insert(0, str(ROOT / "bench"))
     from sweep_training import best_rate, mean_loss, sweep_setting
 
-    from attention import training_rates
+    from lessons import training_rates
 
     tables, vocab_ids = toy
     setting = ("previous", 8, True)

@@ -14,10 +14,12 @@ import plotly.graph_objects as go
 import pytest
 from conftest import run_app
 
-from attention import core, explain
-from attention.walkthrough import KEYS_ONE_BY_ONE, walk_through
+from attention import core
+from lessons import explain
+from lessons.walkthrough import KEYS_ONE_BY_ONE, walk_through
 from devtools.browser import CHROMIUM, wait_for_page
 from ui import walkthrough as W
+from ui import walkthrough_section as WS
 from ui import whys
 from ui.settings import Settings
 from ui.view import build_view
@@ -112,7 +114,7 @@ def test_a_one_word_sentence_has_one_score_and_says_so(model):
         lines = W.captions(walk, view.key_labels, view.base_labels, 0)
         assert "has one score" in lines[[f.kind for f in walk.frames].index("row")]
         np.testing.assert_allclose(walk.column_weights, view.weights[0], atol=1e-12)
-        go.Figure(json.loads(W.build(view)[0].to_json(validate=False)))
+        go.Figure(json.loads(WS.build(view)[0].to_json(validate=False)))
 
 
 def test_large_scores_subtract_the_largest_before_e_and_say_so():
@@ -152,7 +154,7 @@ def decoded(values):
 @pytest.mark.parametrize("sentence", ["I am good.", FORTY])
 def test_the_figure_is_a_valid_animation_with_every_frame(model, teaching, sentence):
     view = view_of(model, sentence, token=1, teaching=teaching)
-    fig, lines, filename = W.build(view)
+    fig, lines, filename = WS.build(view)
     spec = json.loads(fig.to_json(validate=False))
     go.Figure(spec)  # plotly's full validation, frames included
     walk = W.walkthrough_of(view)
@@ -170,7 +172,7 @@ def test_the_figure_is_a_valid_animation_with_every_frame(model, teaching, sente
 
 
 def test_the_html_file_holds_plotly_and_waits_for_play(model):
-    page = W.animation_html(view_of(model, "I am good.", token=2)).decode()
+    page = WS.animation_html(view_of(model, "I am good.", token=2)).decode()
     assert "<script src=" not in page  # plotly.js is inside: nothing to fetch
     assert len(page) > 3_000_000 and "Plotly.addFrames" in page
     plot_script = page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]

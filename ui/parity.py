@@ -6,7 +6,7 @@ import logging
 
 import streamlit as st
 
-from attention import explain
+from lessons import explain
 from attention.model import ModelLoadError, pytorch_allowed
 from serving.models import reference_model
 

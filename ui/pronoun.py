@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import streamlit as st
 
-from attention import pronoun as pr
+from lessons import pronoun as pr
 from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze, core_attentions

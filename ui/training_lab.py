@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from attention import training, training_lab, training_rates
+from lessons import training, training_lab, training_rates
 from serving import shared
 
 from . import figures, tables
@@ -175,7 +175,7 @@ def how_computed(run, seed: int) -> None:
         st.markdown(
             "Forward: Q = X W_Q, K = X W_K, V = X W_V; scores = Q Kᵀ / √d_k; weights = softmax(scores); output = "
             "weights V. Loss: the mean squared difference between each scored word's output and the summary of its "
-            "right word. Backward, by hand, one step at a time in reverse (attention/training.py): weighted sum → "
+            "right word. Backward, by hand, one step at a time in reverse (lessons/training.py): weighted sum → "
             "softmax (through its Jacobian) → scaling → dot products → projections. Tests hold these gradients equal "
             "to finite differences and to PyTorch's autograd. **Optimiser**: plain gradient descent, no momentum. "
             f"**Rates**: W_V {training.VALUE_RATE:g} in every run; W_Q and W_K per setting (task, d_k, scaled or "

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from attention import core, explain
+from attention import core
+from lessons import explain
 from attention.model import AttentionModel, SentenceAnalysis
 from serving.sentences import analysis_of
 

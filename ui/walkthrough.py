@@ -1,31 +1,28 @@
 """“Play the four steps”: the selected token's row through the four steps as one animated plotly figure.
 
 The frames are plotly animation frames: Play/Pause and the step slider run in the browser, so playing and
-moving the slider never run the page's script. The numbers come from attention/walkthrough.py on the view's
+moving the slider never run the page's script. The numbers come from lessons/walkthrough.py on the view's
 whole-sentence steps (learned mode: hidden [CLS]/[SEP] folded into one column, as the step pages fold them).
-The captions are written from those numbers in walkthrough_text.py; a teacher downloads the animation as one
-HTML file.
+The captions are written from those numbers in walkthrough_text.py; walkthrough_section.py puts the figure on
+the start page.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import textwrap
 from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
-import plotly.io
 
-from attention.walkthrough import Frame, Walkthrough, walk_through
+from lessons.walkthrough import Frame, Walkthrough, walk_through
 
-from .figures.alt_text import FIGURE_TEXT_LABEL
 from .figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
-                             figure_title, font_sizes, title_block_height)
+                             font_sizes, title_block_height)
 from .figures.matrices import on_a_phone
-from .figures.show import download_config, figure_filename
-from .walkthrough_text import _num, _pct, captions, frames_text_html
+from .figures.animation import with_frames
+from .walkthrough_text import _num, _pct, captions
 
 if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
     from .view import View
@@ -296,108 +293,4 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     }
     layout["margin"] = {"l": LEFT_MARGIN[teaching], "r": 10, "t": where["top"], "b": where["bottom"], "pad": 2}
     height = where["total"] - where["top"] + 60  # _figure adds the title block
-    return _with_frames(_figure(traces, title, teaching, height, **layout), frames)
-
-
-class _UncheckedFrame:
-    """A frame plotly serialises as it is (Figure.to_dict reads each frame's _props). plotly.Figure validates
-    frames even when told not to: ~110 ms per walk-through, more than the page's model pass. tests/
-    test_walkthrough.py validates the whole spec, frames included."""
-
-    def __init__(self, props: dict):
-        self._props = props
-
-
-def _with_frames(fig: go.Figure, frames: list[dict]) -> go.Figure:
-    """The figure with its animation frames, unvalidated like every figure here."""
-    fig._frame_objs = tuple(_UncheckedFrame(frame) for frame in frames)
-    return fig
-
-
-ANCHOR = "play-the-four-steps"  # the start page links here from its first screen
-
-
-# --- on the page ---------------------------------------------------------------------------------------------------
-
-def build(view: View) -> tuple[go.Figure, list[str], str]:
-    """The walk-through figure of a view, its captions (plain text) and its file name."""
-    walk = walkthrough_of(view)
-    columns = view.key_labels
-    key_names = view.base_labels
-    title = figure_title(f"Play the four steps for “{view.token_label}”", view.settings.sentence, view.label)
-    fig = walkthrough_figure(walk, columns, key_names, view.token, title, view.settings.teaching)
-    filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
-    return fig, captions(walk, columns, key_names, view.token), filename
-
-
-def animation_html(view: View) -> bytes:
-    """The animation as one HTML file that a teacher opens by double-click, offline: plotly.js inside, stopped
-    on the first frame until Play is pressed."""
-    fig, _, filename = build(view)
-    spec = fig.to_plotly_json()
-    # Outside Streamlit: plotly's own light theme (Streamlit themes the figure in the app).
-    spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
-    page = go.Figure(spec, _validate=False).to_html(
-        include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%", div_id=HTML_PLOT_ID,
-        config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
-    title = html.escape(f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
-    page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{title}</title>', 1)
-    saving = SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
-    return page.replace("</body>", saving + "</body>", 1).encode("utf-8")
-
-
-HTML_PLOT_ID = "walkthrough"
-# In the downloaded file only (a page of its own, no sanitizer): every frame saved as its own picture, for slides.
-# The browser may ask once whether the page may download several files.
-SAVE_EVERY_FRAME_HTML = """
-<p style="font-family: sans-serif; margin: 8px 14px;">For slides:
-<button id="save-png" type="button">Save every frame as PNG</button>
-<button id="save-svg" type="button">Save every frame as SVG</button></p>
-<script>
-(() => {
-  const plot = document.getElementById('__PLOT__');
-  const name = __NAME__;
-  async function saveEveryFrame(format) {
-    const frames = plot._transitionData._frames.map((frame) => frame.name);
-    for (const frame of frames) {
-      await Plotly.animate(plot, [frame], {mode: 'immediate', frame: {duration: 0, redraw: true},
-                                           transition: {duration: 0}});
-      const number = String(Number(frame) + 1).padStart(2, '0');
-      await Plotly.downloadImage(plot, {format: format, scale: format === 'png' ? 3 : 1,
-                                        filename: name + '_frame' + number});
-      // Chromium drops downloads beyond about ten a second from one page: space them out.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-  document.getElementById('save-png').addEventListener('click', () => saveEveryFrame('png'));
-  document.getElementById('save-svg').addEventListener('click', () => saveEveryFrame('svg'));
-})();
-</script>
-"""
-
-
-def show_walkthrough(view: View) -> None:
-    """The animated walk-through with its text alternative and, off slides, the download for class."""
-    import streamlit as st
-
-    from .view import view_again
-    from .text import quote
-
-    teaching = view.settings.teaching
-    fig, lines, filename = build(view)
-    st.header(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
-    if not teaching:
-        st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live numbers, "
-                    "or drag the slider to go frame by frame. Pick another token above to follow its row.")
-    st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
-    with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
-        st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
-    if teaching:
-        return
-    settings, model = view.settings, view.model  # the button's function keeps these, never the view
-    st.download_button("⬇️ The animation as one HTML file (opens offline, for class)",
-                       lambda: animation_html(view_again(settings, model)), file_name=f"{filename}.html",
-                       mime="text/html", key="walkthrough-html", on_click="ignore")
-    st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's "
-               "top right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG.")
-
+    return with_frames(_figure(traces, title, teaching, height, **layout), frames)

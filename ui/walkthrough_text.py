@@ -7,7 +7,7 @@ import html
 
 import numpy as np
 
-from attention.walkthrough import Walkthrough
+from lessons.walkthrough import Walkthrough
 
 from .text import pct
 

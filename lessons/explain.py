@@ -10,7 +10,7 @@ import functools
 
 import numpy as np
 
-from . import core
+from attention import core
 
 
 def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]

@@ -1,5 +1,5 @@
 """The Training lab's measurements on trained runs: the right answer's pattern, the right word's share, and the
-comparison's runs grouped by setting with their loss bands (the training itself is attention/training.py)."""
+comparison's runs grouped by setting with their loss bands (the training itself is lessons/training.py)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from typing import Callable
 
 import numpy as np
 
-from . import core
+from attention import core
 
 HOME, STEP1, STEP2, STEP3, STEP4 = ("pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py",
                                     "pages/step3_softmax.py", "pages/step4_output.py")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import core
+from attention import core
 
 # Step 1 goes key by key while the row is short; a longer row shows this many keys one at a time, then the rest
 # at once (a 40-token sentence would otherwise take 40 frames before step 2).

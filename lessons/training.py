@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core import MASKED
+from attention.core import MASKED
 
 # Single word pieces of the bundled tokenizer: the toy sentences are random strings of these words.
 VOCABULARY = ("cat", "dog", "house", "tree", "car", "book", "river", "city", "music", "water", "apple", "green",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core
+from attention import core
 
 
 def naive_softmax(scores):  # [n_q, n_k] -> [n_q, n_k], without the max-subtraction trick

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import core
+from attention import core
 
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
 # Each pattern in a sentence a student reads: "… of each token's attention to <words>".
