@@ -8,6 +8,7 @@ from ui.page import figure_pair
 from ui.parity import parity_badge
 from ui.text import pct, quote
 from ui.view import current_view, steps_for
+from ui.whatif import no_softmax_text, word_order_section
 
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()
@@ -34,6 +35,7 @@ runs = variants(base.q, base.k, base.v, temperature=temperature,
 names = list(runs)
 labels = {name: name for name in names}
 labels["other projection"] = f"{other_mode} projection instead"
+labels["no softmax"] = "no softmax (scores as weights)"
 normal = runs["normal"]
 # "—" where a number does not exist: another projection's outputs have another length than the normal ones.
 table = [{"variant": labels[name], **{k: f"{v:.4f}" if np.isfinite(v) else "—" for k, v in effect(run, normal).items()}}
@@ -42,7 +44,8 @@ tables.dataframe(table, hide_index=True)
 st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
            f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
            "Output distance: the average length of (new output − normal output) per token; “—” where the "
-           "outputs have different lengths and cannot be compared.")
+           "outputs have different lengths and cannot be compared, or (no softmax) where a row is no longer shares "
+           "that add up to 1, so it has no entropy.")
 
 # The options are positions, not names: the temperature variant's name carries the slider's value, and a
 # radio whose option changes forgets the choice (the variants always come in the same order).
@@ -52,7 +55,8 @@ choice = names[position]
 run = runs[choice]
 st.caption("**Temperature** is one number every score is divided by before softmax: above 1 it flattens each row, "
            "below 1 it sharpens it. A **causal mask** is what a decoder such as GPT uses while it writes word by "
-           "word: each token may look only at itself and the tokens before it.")
+           "word: each token may look only at itself and the tokens before it. **No softmax** uses the scaled "
+           "scores as the weights, as they are.")
 # A row that is all-or-nothing with and without scaling shows nothing: for "no scaling", the row where it changes
 # most is outlined and read out instead (and the page says so).
 shown_rows = np.arange(len(tokens)) if view.is_toy else view.shown
@@ -73,9 +77,11 @@ output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max()))
 left, right = figure_pair(teaching, len(tokens))
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
+        # Scores used as weights go below 0 and above 1: a signed scale, not the 0..1 one of shares.
+        signed = name == labels["no softmax"]
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
-                                            kind="weights", highlight_row=focus, teaching=teaching,
+                                            kind="signed" if signed else "weights", highlight_row=focus, teaching=teaching,
                                             value_limit=10 if teaching else 8),  # half-width: smaller cells
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
@@ -119,5 +125,8 @@ explain[f"temperature × {temperature:g}"] = (
     f"{e_normal['mean entropy (bits)']:.2f} → {e_run['mean entropy (bits)']:.2f} bits, mean max weight "
     f"{e_normal['mean max weight']:.2f} → {e_run['mean max weight']:.2f}.")
 explain["scores × 1000"] = explain.pop("scores × 1000")
+if choice == "no softmax":  # its weights are scores, not shares: its own text reads out the row
+    explain[choice], row_note = no_softmax_text(view, normal, focus), ""
 st.markdown(explain.get(choice, "") + " " + row_note)
 whys.show_whatif(view)
+word_order_section(view)

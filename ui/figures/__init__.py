@@ -1,6 +1,6 @@
 """Every figure the app draws. Pages call these (figures.matrix_heatmap, figures.show...) and never style plotly
 themselves; by kind: layout.py (what every figure shares), matrices.py (heatmaps and grids), charts.py (bars,
-lines, bands), alt_text.py (each figure's text alternative), show.py (a figure on the page).
+lines, bands), diagrams.py (two conditions side by side, a schematic), alt_text.py (each figure's text alternative), show.py (a figure on the page).
 
 Each builder assembles a plain plotly spec (traces and layout as dicts) and wraps it once, unvalidated:
 plotly's per-property validation and update_* calls cost ~20 ms per figure, which made a rerun's figures
@@ -15,6 +15,7 @@ from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, EMPTY_TEMPLATE, FOCUS_FROM
 from .matrices import (SLIDE_FIGURE_WIDTH, layer_head_grid, matrix_heatmap, on_a_phone, query_meets_keys,
                        similarity_map, small_multiples, softmax_table, weight_grid)
 from .charts import BAND_COLOURS, MAX_MARKED_POINTS, band_panels, compare_bars, line_chart, row_bars, token_lines
+from .diagrams import attention_history, paired_bar_panels
 from .alt_text import FIGURE_TEXT_LABEL, TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html
 from .show import FIT_CELL_TEXT_HTML, SLIDE_EXPORT_HEIGHT, SVG_EXPORT_HTML, download_config, figure_filename, show
 
@@ -26,7 +27,7 @@ __all__ = [
     "font_sizes", "split_title", "title_block_height", "title_lines", "values_fit", "SLIDE_FIGURE_WIDTH",
     "layer_head_grid", "matrix_heatmap", "on_a_phone", "query_meets_keys", "similarity_map", "small_multiples",
     "softmax_table", "weight_grid", "BAND_COLOURS", "MAX_MARKED_POINTS", "band_panels", "compare_bars",
-    "line_chart", "row_bars", "token_lines", "FIGURE_TEXT_LABEL", "TEXT_TABLE_CELLS", "TEXT_TABLE_COLUMNS",
+    "line_chart", "row_bars", "token_lines", "attention_history", "paired_bar_panels", "FIGURE_TEXT_LABEL", "TEXT_TABLE_CELLS", "TEXT_TABLE_COLUMNS",
     "figure_text", "figure_text_html", "FIT_CELL_TEXT_HTML", "SLIDE_EXPORT_HEIGHT", "SVG_EXPORT_HTML",
     "download_config", "figure_filename", "show",
 ]

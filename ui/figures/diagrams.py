@@ -1,0 +1,124 @@
+"""Pictures that are not one matrix: a row of weights in two conditions side by side, and a schematic of the
+attention that came before self-attention (drawn, not measured: its text alternative says so)."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+
+from .alt_text import _plain
+from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, _grid_domains, axis_labels,
+                     font_sizes)
+
+PAIR_COLOURS = ("#1f5fa8", HIGHLIGHT)
+
+
+def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: str, teaching: bool = False):
+    """Panels side by side, each with the same series as grouped bars over the same tokens (shares, 0..1):
+    {panel title: {series name: values [n_tokens]}}. The same series has the same colour in every panel."""
+    labels = axis_labels(tokens)
+    domains = _grid_domains(len(panels), 0.06)
+    names = list(dict.fromkeys(name for series in panels.values() for name in series))
+    traces, axes, annotations = [], {}, []
+    for index, (panel_title, series) in enumerate(panels.items()):
+        suffix = "" if index == 0 else str(index + 1)
+        for name, values in series.items():
+            traces.append({"type": "bar", "x": labels, "y": np.asarray(values, dtype=np.float32),
+                           "name": html.escape(name), "legendgroup": html.escape(name), "showlegend": index == 0,
+                           "marker": {"color": PAIR_COLOURS[names.index(name) % len(PAIR_COLOURS)]},
+                           "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+                           "hovertemplate": f"%{{x}}: %{{y:.1%}}<extra>{html.escape(name)}</extra>"})
+        axes[f"xaxis{suffix}"] = _category_axis(domain=list(domains[index]), anchor=f"y{suffix}")
+        axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "range": [0, 1.05], "tickformat": ".0%",
+                                  **({} if index == 0 else {"matches": "y", "showticklabels": False})}
+        annotations.append({"text": html.escape(panel_title), "showarrow": False, "xref": "paper", "yref": "paper",
+                            "xanchor": "center", "yanchor": "bottom", "x": sum(domains[index]) / 2, "y": 1.0,
+                            "font": {"size": font_sizes(teaching)["base"], "color": TICK_COLOUR}})
+    plain_tokens = [_plain(t) for t in labels]
+    columns = [(panel, name, np.asarray(values, dtype=np.float64)) for panel, series in panels.items()
+               for name, values in series.items()]
+    said = [f"{len(panels)} bar charts side by side ({', '.join(_plain(p) for p in panels)}), each with "
+            f"{len(names)} bars per token ({', '.join(_plain(n) for n in names)})."]
+    for panel, series in panels.items():
+        first, *rest = [np.asarray(v, dtype=np.float64) for v in series.values()]
+        gap = max((float(np.abs(first - other).max()) for other in rest), default=0.0)
+        said.append(f"{_plain(panel)}: the bars differ by at most {100 * gap:.1f} percentage points.")
+    text = {"said": said, "header": ["token"] + [f"{_plain(p)}: {_plain(n)}" for p, n, _ in columns],
+            "rows": [[token] + [f"{100 * values[k]:.1f}%" for _, _, values in columns]
+                     for k, token in enumerate(plain_tokens)]}
+    return _figure(traces, title, teaching, 400, barmode="group", legend={"orientation": "h", "y": -0.3},
+                   annotations=annotations, meta={"text": text}, **axes)
+
+
+def attention_history(words, title: str, teaching: bool = False):
+    """A schematic, not a measurement: left, a 2014 encoder–decoder (a recurrent network reads the source words
+    one at a time; one decoder state asks every source state); right, self-attention (every word asks every word
+    of the same sentence, all at once). No line carries a number."""
+    words = [str(w) for w in words] or ["…"]
+    n = len(words)
+    sizes = font_sizes(teaching)
+    labels = axis_labels(words)
+    shapes, annotations = [], []
+    # Left panel, x from 0 to 1: the source states in a row, read left to right; the decoder state above them.
+    xs = [0.5] if n == 1 else [0.05 + 0.9 * j / (n - 1) for j in range(n)]
+    for j in range(n - 1):
+        annotations.append({"x": xs[j + 1] - 0.04, "y": 0.0, "ax": xs[j] + 0.04, "ay": 0.0, "xref": "x", "yref": "y",
+                            "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
+                            "arrowcolor": SUBTITLE_COLOUR, "text": ""})
+    for x in xs:
+        shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": 0.5, "y0": 1.55, "x1": x, "y1": 0.12,
+                       "line": {"color": HIGHLIGHT, "width": 2, "dash": "dot"}, "layer": "below"})
+    # Right panel, x from 1.35 to 2.35: the same words on a circle, a line between every two of them.
+    centre, radius = (1.85, 0.75), 0.62
+    points = [(centre[0] + radius * math.cos(math.pi / 2 - 2 * math.pi * j / n) * 0.75,
+               centre[1] + radius * math.sin(math.pi / 2 - 2 * math.pi * j / n)) for j in range(n)]
+    for a in range(n):
+        for b in range(a + 1, n):
+            shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": points[a][0], "y0": points[a][1],
+                           "x1": points[b][0], "y1": points[b][1], "line": {"color": "#3b82f6", "width": 2},
+                           "layer": "below"})
+    text = {"size": sizes["base"], "color": TICK_COLOUR}
+    node = {"size": 16 if teaching else 12, "line": {"color": TICK_COLOUR, "width": 1}}
+    traces = [
+        {"type": "scatter", "mode": "markers+text", "x": xs, "y": [0.0] * n, "text": labels,
+         "textposition": "bottom center", "textfont": text, "hoverinfo": "text",
+         "hovertext": [f"state after reading {w}" for w in labels], "showlegend": False,
+         "marker": {**node, "color": "#dbeafe"}},
+        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55], "text": ["decoder state"],
+         "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
+         "hovertext": ["the translation written so far: it asks which source words matter now"],
+         "marker": {**node, "color": HIGHLIGHT}},
+        {"type": "scatter", "mode": "markers+text", "x": [p[0] for p in points], "y": [p[1] for p in points],
+         "text": labels, "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
+         "hovertext": [f"{w} asks every word, and answers every word" for w in labels],
+         "marker": {**node, "color": "#dbeafe"}},
+    ]
+    small = {"size": sizes["base"], "color": SUBTITLE_COLOUR}
+    annotations += [
+        {"text": "<b>Before (2014): translation with attention</b>", "x": 0.5, "y": 2.15, "xref": "x", "yref": "y",
+         "showarrow": False, "font": text},
+        {"text": "source words read one at a time →", "x": 0.5, "y": -0.55, "xref": "x", "yref": "y",
+         "showarrow": False, "font": small},
+        {"text": "<b>Self-attention</b>", "x": centre[0], "y": 2.15, "xref": "x", "yref": "y", "showarrow": False,
+         "font": text},
+        {"text": "every word asks every word, all at once", "x": centre[0], "y": -0.55, "xref": "x", "yref": "y",
+         "showarrow": False, "font": small},
+    ]
+    far = max(n - 1, 1)
+    plain = [_plain(w) for w in labels]
+    meta = {"said": [
+        f"A drawing, not a measurement: no line carries a number. Left, a translation model of 2014 reads the "
+        f"{n} source words one at a time, each state passed on to the next, and one decoder state asks all "
+        f"{n} source states which matter for the next word it writes. Right, self-attention: the same {n} words, "
+        f"each asking every word of its own sentence at once ({n * (n - 1) // 2} lines)."],
+        "header": ["", "before: encoder–decoder attention", "self-attention"],
+        "rows": [["who asks", "one decoder state (the translation so far)", f"each of the {n} words"],
+                 ["who answers", f"the {n} source states", f"the same {n} words"],
+                 ["how the words are read", "one at a time, in order", "all at once"],
+                 [f"steps from “{plain[0]}” to “{plain[-1]}”", f"{far} (state to state)", "1"]]}
+    height = 430 if teaching else 360
+    return _figure(traces, title, teaching, height, shapes=shapes, annotations=annotations, meta={"text": meta},
+                   xaxis={"range": [-0.15, 2.45], "visible": False, "fixedrange": True},
+                   yaxis={"range": [-0.8, 2.35], "visible": False, "fixedrange": True})

@@ -1,0 +1,158 @@
+"""The what-if lab's longer read-outs: what breaks without softmax, and whether attention sees word order.
+Every sentence is written from the numbers it names, with a branch for when they say otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from attention import core
+from lessons import whatif
+from serving.sentences import analysis_of
+
+from . import figures
+from .text import md, pct, plain_small, quote
+from .view import View, steps_for
+
+COPIES = (2, 3)  # longer versions of the sentence: it said twice and three times over
+
+
+def longer_runs(view: View) -> tuple[list[int], list[core.AttentionSteps]]:
+    """The lab's computation on the sentence and on it said COPIES times over (each a real model pass, the same
+    projection, layer and head); a version longer than the model reads is left out."""
+    s, model = view.settings, view.model
+    copies, runs = [1], [view.base]
+    for count in COPIES:
+        longer = " ".join([s.sentence.strip()] * count)
+        if model.read_part(longer)[0].strip() != longer:  # the model would cut it
+            break
+        analysis = analysis_of(model, longer)
+        rows = (np.arange(analysis.n_tokens) if not view.is_toy or len(view.shown) == view.analysis.n_tokens
+                else np.flatnonzero(~analysis.is_special))
+        copies.append(count)
+        runs.append(steps_for(model, analysis, rows, s.mode, s.d_k, s.seed, s.layer, s.head)[1])
+    return copies, runs
+
+
+def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> str:
+    """What breaks when the scaled scores are the weights, in the sentence's own numbers."""
+    labels = view.base_labels
+    me = quote(labels[selected])
+    report = whatif.no_softmax_report(normal, selected)
+    row = normal.scaled[selected]
+    if report.negative:
+        negative = (f"**{report.negative} of the {report.total} weights are negative** (the smallest "
+                    f"{report.smallest:.2f}; {report.negative_in_row} in the row of {me}): a token would take "
+                    "*minus* some of another token's value, which no share can mean.")
+    else:
+        negative = (f"None of the {report.total} scaled scores of this sentence is negative, so here no weight "
+                    "is below 0 either, but nothing keeps it so: a score below 0, which any other sentence may "
+                    "give, would be a negative weight. Softmax makes every weight positive whatever the score.")
+    sums = report.row_sums
+    one = np.abs(sums - 1.0) < 0.005
+    if one.all():
+        rows = "Each row happens to add up to 1 here (to within 0.005), by chance: nothing makes it so."
+    else:
+        rows = (f"**The rows do not add up to 1**: they add up to anything from {sums.min():.2f} to "
+                f"{sums.max():.2f} (the row of {me}: {sums[selected]:.2f}; with softmax every row adds up to 1).")
+    ratio = report.output_norms.mean() / max(report.softmax_norms.mean(), 1e-12)
+    output = (f"So the output is no longer an average of the values: its rows are on average "
+              f"{report.output_norms.mean():.2f} long against {report.softmax_norms.mean():.2f} with softmax "
+              f"({ratio:.1f}×), where a softmax output can never be longer than the longest value "
+              f"({report.longest_value:.2f}).")
+    copies, runs = longer_runs(view)
+    if len(runs) > 1:
+        soft, hard = whatif.output_growth(runs)
+        times = {1: "once", 2: "twice", 3: "three times"}
+        said = ", ".join(f"{value:.2f} ({times[count]})" for count, value in zip(copies, hard))
+        kept = ", ".join(f"{value:.2f}" for value in soft)
+        grows = hard[-1] / hard[0]
+        growth = (f" Said {' and '.join(f'{c}' for c in copies[1:])} times over (a real model pass each, the same "
+                  f"head), your sentence's outputs without softmax are on average {said} long; with softmax "
+                  f"{kept}. " + (f"**Without softmax the output grows with the sentence** ({grows:.1f}× at "
+                                 f"{copies[-1]} times the length); with softmax it stays an average."
+                                 if grows >= 1.2 else
+                                 f"Here the output without softmax does not grow much ({grows:.1f}×), because its "
+                                 "positive and negative weights cancel; nothing keeps them balanced."))
+    else:
+        growth = " (Your sentence is too long to be said twice over within what the model reads.)"
+    pick = whatif.hard_pick(row)
+    top = int(np.argmax(row))
+    hard = (f"And a hard “pick the largest” instead (weight 1 on {quote(labels[top])}, 0 on every other token of "
+            f"the row of {me})? Nudge each of its {row.size} scores by ±{pick.nudge:g} and measure: the softmax "
+            f"weights move at a rate of up to {pick.softmax_rate:.3f} per unit of score, the picked weights at "
+            f"{pick.hard_rate:.3f}")
+    if pick.hard_moved:
+        hard += (f", except {pick.hard_moved} of the {pick.nudges} nudges, where two scores are within "
+                 f"{pick.nudge:g} of each other and the pick jumps from one token to the other all at once.")
+    else:
+        hard += (f" ({pick.hard_moved} of the {pick.nudges} nudges change anything). Its gradient is zero: "
+                 f"training has nothing to follow, until a score crosses the top one (a gap of {pick.gap:.2f} "
+                 "here) and the pick jumps all at once.")
+    return "\n\n".join((negative + " " + rows, output + growth, hard))
+
+
+def word_order_section(view: View) -> None:
+    """Shuffle the sentence's words: without position embeddings each row's weights are the same numbers, moved;
+    with the model's position embeddings they change. Layer 0 only: the one layer whose input is the embeddings."""
+    s, model, analysis, teaching = view.settings, view.model, view.analysis, view.settings.teaching
+    st.header("Does attention see the order of the words?")
+    tables = model.embedding_tables()
+    if tables is None:
+        st.info("This model runs in PyTorch here, so its embedding tables are not read: the word-order lesson "
+                "needs the bundled model (or another plain BERT folder).")
+        return
+    ids = model.vocabulary_ids(analysis.tokens)
+    order = whatif.word_order(tables, ids, analysis.word_ids, analysis.is_special, model.head_weights(0, s.head),
+                              model.layer_weights(0)["ln_eps"])
+    if order is None or any(i is None for i in ids):
+        st.info("Type at least two words to shuffle them.")
+        return
+    labels = view.base_labels
+    shuffled = [labels[j] for j in order.perm]  # each word keeps its label (“the²” stays “the²”)
+    me = view.base_index
+    st.markdown(
+        "The four steps never look at where a token stands: a score is one query times one key, whatever their "
+        "places. So the model adds a **position embedding** to each token first (a learned vector for “first "
+        "place”, “second place”, …). To see what that does, take the first layer, layer 0 (the first of 6), whose "
+        f"input is the embeddings themselves, with head {s.head}'s learned W_Q and W_K, and shuffle your words: "
+        f"{md(' '.join(shuffled))}.")
+    moved = order.moved_with
+    by_head = whatif.order_sensitivity_by_head(tables, ids, order.perm,
+                                               [model.head_weights(0, h) for h in range(analysis.n_heads)],
+                                               model.layer_weights(0)["ln_eps"])
+    where = np.flatnonzero(order.perm == me)[0]
+    row_shuffled = order.plain_shuffled[where]
+    # In the shuffled sentence's order while it is short enough to read; else its largest weights.
+    keys = range(len(shuffled)) if len(shuffled) <= 8 else np.argsort(row_shuffled)[::-1][:5]
+    listed = ", ".join(f"{pct(row_shuffled[j])} to {quote(shuffled[j])}" for j in keys)
+    st.markdown(
+        f"**Without position embeddings** (word embeddings only), the row of {quote(labels[me])} in the shuffled "
+        f"sentence gives {'' if len(shuffled) <= 8 else 'its five largest weights, '}{listed}: the same numbers as "
+        "before, moved with their words. Every weight of every row matches its word's "
+        f"weight in your sentence's order (difference {plain_small(order.gap_without)}): attention alone is "
+        "*permutation-equivariant* (shuffle the words and its results shuffle the same way). "
+        f"**With the model's position embeddings** they change: {pct(moved[me])} of the attention of "
+        f"{quote(labels[me])} moves to other tokens"
+        + (" (the most of any row). " if int(moved.argmax()) == me else
+           f", and {pct(moved.max())} of the row of {quote(labels[int(moved.argmax())])}, the most of any row. ")
+        + "The position embeddings are what make word order count"
+        + f". On this head {pct(by_head[s.head])} of a row's attention moves, on average; "
+        + (f"on layer 0's {by_head.size} heads from {pct(by_head.min())} to {pct(by_head.max())}, the most on "
+           f"head {int(by_head.argmax())} (choose it in the sidebar's head box to see order count more)."
+           if by_head.argmax() != s.head else f"the most of layer 0's {by_head.size} heads (the least: "
+           f"{pct(by_head.min())})."))
+    figures.show(
+        figures.paired_bar_panels(
+            {"no position embeddings": {"your order": order.plain[me], "shuffled": order.placed[me]},
+             "with position embeddings": {"your order": order.model[me], "shuffled": order.model_placed[me]}},
+            labels, figures.figure_title(f"Layer 0 · head {s.head} · the row of {labels[me]}, words shuffled",
+                                         s.sentence, "word order"), teaching=teaching),
+        figures.figure_filename("whatif_word_order", s.sentence, f"L0H{s.head}-t{me}"), teaching,
+        key="whatif-word-order")
+    st.caption(
+        "Each bar is the share the row gives one token, in your order and in the shuffled sentence (put back under "
+        "the same token). The limits of this lesson: it is layer 0 only (later layers read vectors that already "
+        "carry positions, mixed in by the layers before); [CLS] and [SEP] stay at the two ends; without position "
+        "embeddings the weights are no longer the model's own (it was trained with them); and one shuffle is "
+        "shown, always the same for the same sentence.")
