@@ -3,6 +3,7 @@ import streamlit as st
 
 from lessons import explain
 from ui import figures, readouts, whys
+from ui.history import before_self_attention
 from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
@@ -74,4 +75,5 @@ if not teaching:
                "Check: the rows add up to the output (difference less than 0.00001).")
 step_downloads(view, "step4_output", output)
 whys.show_step4(view)
+before_self_attention(view)
 step_nav("pages/step4_output.py")
