@@ -79,6 +79,26 @@ def score(questions: list[Question], choices: dict[str, str]) -> tuple[int, int,
     return right, len(answered), len(graded)
 
 
+@dataclass(frozen=True)
+class KeyEntry:
+    """One line of the answer key: the question, its right answer (or "open question"), why, and where to read."""
+
+    number: int
+    group: str
+    text: str
+    answer: str | None                # None: an open question, whose reason is the model answer
+    reason: str
+    page: str
+    page_title: str
+
+
+def answer_sheet(questions: list[Question]) -> list[KeyEntry]:
+    """Every question with its right answer and its reason, numbered in page order (the page's "Show all answers")."""
+    ordered = [q for group in GROUPS for q in questions if q.group == group]
+    return [KeyEntry(number, q.group, q.text, q.right_option, q.explanation, q.page, PAGE_TITLES[q.page])
+            for number, q in enumerate(ordered, start=1)]
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
 
@@ -88,10 +108,12 @@ def _plain_quote(token: str) -> str:
 
 
 def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
-         quote: Callable[[str], str] = _plain_quote) -> list[Question]:
+         quote: Callable[[str], str] = _plain_quote, shown=None) -> list[Question]:
     """Every question for this sentence, with the selected token's row as the running example.
 
-    `quote` formats a token for the page (the page passes its Markdown-escaping quote).
+    `quote` formats a token for the page (the page passes its Markdown-escaping quote). `shown`: the rows the step
+    pages show (learned mode hides [CLS]/[SEP] by default); a question that names "the last token" names the last
+    one shown, and counts the hidden ones apart, as the pages do. None: every row is shown.
     """
     w, n, i = steps.weights, len(tokens), token
     row, me = w[i], quote(tokens[i])
@@ -108,13 +130,28 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
     huge = core.softmax(steps.scaled[i:i + 1] * 1000)[0]
     no_softmax = steps.scaled[i]
     uniform_out = steps.v.mean(axis=0)
-    last = n - 1
+    shown = list(range(n)) if shown is None else [int(j) for j in shown]
+    hidden = [j for j in range(n) if j not in set(shown)]
+    last = shown[-1]
     # The model's tokens, [CLS]/[SEP] included in learned mode: the step pages hide them, so the count says so.
     counted = f"{n} tokens" + (" ([CLS] and [SEP] included)" if any(t in ("[CLS]", "[SEP]") for t in tokens) else "")
 
-    def listing(values, limit=6, digits=3):
-        shown = ", ".join(f"{quote(tokens[j])} {values[j]:.{digits}f}" for j in range(min(n, limit)))
-        return shown + (" …" if n > limit else "")
+    def listing(values, limit=6, digits=3, keys=None):
+        keys = list(range(n)) if keys is None else keys
+        said = ", ".join(f"{quote(tokens[j])} {values[j]:.{digits}f}" for j in keys[:limit])
+        return said + (" …" if len(keys) > limit else "")
+
+    # The last shown token's walk-through, with the hidden markers counted apart as the step pages count them.
+    if hidden:
+        markers = " and ".join(quote(tokens[j]) for j in hidden)
+        last_scores = (f"{listing(steps.scaled[last], 8, 2, shown)} (and {markers}, which the pages hide: "
+                       f"{', '.join(f'{steps.scaled[last, j]:.2f}' for j in hidden)})")
+        last_weights = (f"{listing(w[last], 8, 3, shown)}, and {w[last, hidden].sum():.3f} on {markers} together "
+                        "(the pages' folded column)")
+        last_name = f"the last token the step pages show, {quote(tokens[last])}"
+    else:
+        last_scores, last_weights = listing(steps.scaled[last], 8, 2, shown), listing(w[last], 8, 3, shown)
+        last_name = f"the last token, {quote(tokens[last])}"
 
     def shares(values, limit=4):
         order = np.argsort(values)[::-1][:limit]
@@ -135,9 +172,10 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                  ("Queries, keys and values all come from the same sentence",
                   "Self-attention has no softmax", "Self-attention only looks at the previous word"), 0,
                  "In self-attention the sentence looks at itself: Q, K and V are all made from its own "
-                 f"{counted}, so the weights form a {n} × {n} square. Between two sequences, the queries come "
-                 "from one (the French being written) and the keys and values from the other (the English).",
-                 STEP1),
+                 f"{counted}, so the weights form a {n} × {n} square. Between two sequences, as in the translation "
+                 "models that first used attention (2014), the queries come from one (the French being written) and "
+                 "the keys and values from the other (the English); those models also read the words one at a "
+                 "time, where self-attention takes them all at once.", STEP4),
         Question("translation", g_why,
                  "How do context-aware vectors help a model translate or summarise?", None, None,
                  "Each token's vector now carries some of its context, so an ambiguous word (“bank”) can be "
@@ -202,7 +240,7 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "The model would only read the first word"), 0,
                  f"The scaled scores would be the weights: the row of {me} would be {listing(no_softmax, digits=2)}, "
                  f"adding up to {no_softmax.sum():.2f}, with {int((no_softmax < 0).sum())} negative entries. "
-                 "That is no longer an average.", STEP3),
+                 "That is no longer an average: the what-if lab's “no softmax” shows what else breaks.", WHATIF),
         Question("row_by_row", g3, "Softmax is applied to the score matrix…",
                  ("row by row: one distribution per looking token", "column by column",
                   "over the whole matrix at once"), 0,
@@ -255,10 +293,10 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                  f"who is asking. The average starts {', '.join(f'{v:.2f}' for v in uniform_out[:3])} …; "
                  f"the real output of {me} starts {', '.join(f'{v:.2f}' for v in steps.output[i, :3])} ….", WHATIF),
         # --- putting it together (seed 002 q9, seed 004 last two)
-        Question("last_word", g_all, f"Walk through attention for the last token, {quote(tokens[last])}.",
+        Question("last_word", g_all, f"Walk through attention for {last_name}.",
                  None, None,
-                 f"Its query meets every key; scaled scores {listing(steps.scaled[last], digits=2)}; softmax "
-                 f"gives {listing(w[last])}; its output is that mix of the value vectors.", STEP1),
+                 f"Its query meets every key; scaled scores {last_scores}; softmax gives {last_weights}; its output "
+                 "is that mix of the value vectors.", STEP1),
         Question("next", g_all, "Where does the attention output go next in a transformer?",
                  ("The heads are joined and mixed by W_O, added to the input, normalised, then a feed-forward "
                   "network", "Straight to the final answer", "Back into step 1 of the same head"), 0,

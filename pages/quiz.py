@@ -1,8 +1,8 @@
 import streamlit as st
 
-from lessons.questions import GROUPS, PAGE_TITLES, answer_key, model_answer, quiz, score, verdict
+from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, model_answer, quiz, score, verdict
 from ui.settings import keep_widget_value
-from ui.text import md, quote
+from ui.text import md, quote, shorten
 from ui.view import current_view
 
 st.title("Check yourself")
@@ -10,7 +10,7 @@ st.markdown("Questions about self-attention, answered with **your sentence's** n
             "whether it is right and why. For the open questions, write your answer first, then compare.")
 view = current_view()
 # The model's own rows in learned mode ([CLS]/[SEP] included); the toy's rows otherwise.
-questions = quiz(view.base, view.base_labels, view.base_index, quote)
+questions = quiz(view.base, view.base_labels, view.base_index, quote, shown=None if view.is_toy else view.shown)
 sentence = view.settings.sentence
 # Answers live outside the widgets too: Streamlit forgets a widget's value when its page is left, and a
 # student who reads a step page and comes back should find their answers.
@@ -21,6 +21,21 @@ choices = {q.key: saved.get(answer_key(sentence, q.key)) for q in questions}
 right, answered, total = score(questions, choices)
 score_line = f"Score: **{right} right** of {answered} answered ({total} questions with choices)."
 st.markdown(score_line)
+# Off by default: a student answers first. On, the page is an answer key a teacher can print or screenshot.
+if st.toggle("Show all answers", value=False, key="quiz_show_answers",
+             help="Every question with its right answer, the reason and the page that explains it."):
+    st.caption(f"Answer key for {md(view.label)}, on your sentence: “{md(shorten(sentence, 120))}”.")
+    for group in GROUPS:
+        st.header(group)
+        for entry in (e for e in answer_sheet(questions) if e.group == group):
+            with st.container(border=True):
+                st.markdown(f"**{entry.number}. {entry.text}**")
+                if entry.answer is None:
+                    st.markdown(f"**A model answer (open question):** {entry.reason}")
+                else:
+                    st.markdown(f"**Answer:** {entry.answer}. **Why:** {entry.reason}")
+                st.page_link(entry.page, label=f"Read more: {entry.page_title}", icon="📖")
+    st.stop()
 
 number = 0
 for group in GROUPS:

@@ -34,12 +34,10 @@ def longer_runs(view: View) -> tuple[list[int], list[core.AttentionSteps]]:
     return copies, runs
 
 
-def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> str:
-    """What breaks when the scaled scores are the weights, in the sentence's own numbers."""
-    labels = view.base_labels
+def no_softmax_statements(normal: core.AttentionSteps, labels, selected: int) -> tuple[str, str]:
+    """(negative weights and row sums, the output's length), each sentence from the numbers it names."""
     me = quote(labels[selected])
     report = whatif.no_softmax_report(normal, selected)
-    row = normal.scaled[selected]
     if report.negative:
         negative = (f"**{report.negative} of the {report.total} weights are negative** (the smallest "
                     f"{report.smallest:.2f}; {report.negative_in_row} in the row of {me}): a token would take "
@@ -49,8 +47,7 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
                     "is below 0 either, but nothing keeps it so: a score below 0, which any other sentence may "
                     "give, would be a negative weight. Softmax makes every weight positive whatever the score.")
     sums = report.row_sums
-    one = np.abs(sums - 1.0) < 0.005
-    if one.all():
+    if (np.abs(sums - 1.0) < 0.005).all():
         rows = "Each row happens to add up to 1 here (to within 0.005), by chance: nothing makes it so."
     else:
         rows = (f"**The rows do not add up to 1**: they add up to anything from {sums.min():.2f} to "
@@ -60,6 +57,15 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
               f"{report.output_norms.mean():.2f} long against {report.softmax_norms.mean():.2f} with softmax "
               f"({ratio:.1f}×), where a softmax output can never be longer than the longest value "
               f"({report.longest_value:.2f}).")
+    return negative + " " + rows, output
+
+
+def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> str:
+    """What breaks when the scaled scores are the weights, in the sentence's own numbers."""
+    labels = view.base_labels
+    me = quote(labels[selected])
+    row = normal.scaled[selected]
+    shares, output = no_softmax_statements(normal, labels, selected)
     copies, runs = longer_runs(view)
     if len(runs) > 1:
         soft, hard = whatif.output_growth(runs)
@@ -67,7 +73,7 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
         said = ", ".join(f"{value:.2f} ({times[count]})" for count, value in zip(copies, hard))
         kept = ", ".join(f"{value:.2f}" for value in soft)
         grows = hard[-1] / hard[0]
-        growth = (f" Said {' and '.join(f'{c}' for c in copies[1:])} times over (a real model pass each, the same "
+        growth = (f" Said {' and '.join(times[c] for c in copies[1:])} over (a real model pass each, the same "
                   f"head), your sentence's outputs without softmax are on average {said} long; with softmax "
                   f"{kept}. " + (f"**Without softmax the output grows with the sentence** ({grows:.1f}× at "
                                  f"{copies[-1]} times the length); with softmax it stays an average."
@@ -80,16 +86,16 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
     top = int(np.argmax(row))
     hard = (f"And a hard “pick the largest” instead (weight 1 on {quote(labels[top])}, 0 on every other token of "
             f"the row of {me})? Nudge each of its {row.size} scores by ±{pick.nudge:g} and measure: the softmax "
-            f"weights move at a rate of up to {pick.softmax_rate:.3f} per unit of score, the picked weights at "
-            f"{pick.hard_rate:.3f}")
+            f"weights move at a rate of up to {pick.softmax_rate:.3f} per unit of score")
     if pick.hard_moved:
-        hard += (f", except {pick.hard_moved} of the {pick.nudges} nudges, where two scores are within "
-                 f"{pick.nudge:g} of each other and the pick jumps from one token to the other all at once.")
+        hard += (f"; the picked weights do not move for {pick.nudges - pick.hard_moved} of the {pick.nudges} nudges, "
+                 f"and for the other {pick.hard_moved} two scores are within {pick.nudge:g} of each other, so the "
+                 "pick jumps from one token to the other all at once: a jump, not a slope training could follow.")
     else:
-        hard += (f" ({pick.hard_moved} of the {pick.nudges} nudges change anything). Its gradient is zero: "
-                 f"training has nothing to follow, until a score crosses the top one (a gap of {pick.gap:.2f} "
-                 "here) and the pick jumps all at once.")
-    return "\n\n".join((negative + " " + rows, output + growth, hard))
+        hard += (f", the picked weights at {pick.hard_rate:.3f} ({pick.hard_moved} of the {pick.nudges} nudges "
+                 "change anything). Its gradient is zero: training has nothing to follow, until a score crosses the "
+                 f"top one (a gap of {pick.gap:.2f} here) and the pick jumps all at once.")
+    return "\n\n".join((shares, output + growth, hard))
 
 
 def word_order_section(view: View) -> None:

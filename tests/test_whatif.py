@@ -1,0 +1,206 @@
+"""Issue 39: the what-if lab's "no softmax" and word-order lessons, the attention-history drawing, the quiz's answer
+key. Every statement is checked against the numbers it is written from."""
+
+import json
+import re
+
+import numpy as np
+import plotly.graph_objects as go
+import plotly.io
+import pytest
+from conftest import run_app
+
+from attention import core
+from lessons import whatif
+from lessons.questions import GROUPS, answer_sheet, quiz
+from ui import figures
+from ui.whatif import no_softmax_statements
+
+SENTENCES = ["I am good.", "The quick brown fox jumps over the lazy dog because it was playing in the park."]
+
+
+def learned_steps(model, sentence, layer=1, head=8):
+    analysis = model.analyze(sentence)
+    x = analysis.hidden_states[layer].astype(np.float64)
+    return analysis, core.run_steps(*core.learned_projection(x, model.head_weights(layer, head)))
+
+
+# --- no softmax ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_no_softmax_weights_are_the_scaled_scores_and_the_page_says_what_they_break(model, sentence):
+    _, normal = learned_steps(model, sentence)
+    run = whatif.variants(normal.q, normal.k, normal.v)["no softmax"]
+    np.testing.assert_array_equal(run.weights, normal.scaled)
+    np.testing.assert_allclose(run.output, normal.scaled @ normal.v)
+    assert np.isnan(whatif.effect(run, normal)["mean entropy (bits)"])  # not shares: no entropy to print
+    shares, output = no_softmax_statements(normal, [f"t{j}" for j in range(len(normal.q))], 1)
+    negative = int((normal.scaled < 0).sum())
+    assert negative > 0  # this head's rows have negative scores: the negative branch
+    assert f"**{negative} of the {normal.scaled.size} weights are negative**" in shares
+    assert f"(the smallest {normal.scaled.min():.2f}; {int((normal.scaled[1] < 0).sum())} in the row" in shares
+    sums = normal.scaled.sum(axis=1)
+    assert f"from {sums.min():.2f} to {sums.max():.2f} (the row of “t1”: {sums[1]:.2f}" in shares
+    lengths = np.linalg.norm(normal.scaled @ normal.v, axis=1).mean()
+    assert f"on average {lengths:.2f} long against {np.linalg.norm(normal.output, axis=1).mean():.2f}" in output
+
+
+def test_no_softmax_without_a_negative_score_says_so_instead():
+    rng = np.random.default_rng(1)
+    q, k, v = rng.random((4, 8)), rng.random((4, 8)), rng.standard_normal((4, 8))  # positive q, k: scores > 0
+    normal = core.run_steps(q, k, v)
+    assert (normal.scaled > 0).all()
+    shares, _ = no_softmax_statements(normal, list("abcd"), 0)
+    assert "None of the 16 scaled scores of this sentence is negative" in shares and "are negative**" not in shares
+    assert "do not add up to 1" in shares  # these rows add up to more than 1
+    # A row that adds up to 1 by chance is said to be chance.
+    ones = core.AttentionSteps(q=q, k=k, v=v, raw=normal.raw, scaled=np.full((4, 4), 0.25), weights=normal.weights,
+                               output=normal.output)
+    assert "happens to add up to 1 here" in no_softmax_statements(ones, list("abcd"), 0)[0]
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_a_hard_pick_has_zero_rate_where_softmax_has_a_slope(model, sentence):
+    _, normal = learned_steps(model, sentence)
+    for row in normal.scaled:
+        pick = whatif.hard_pick(row)
+        assert pick.hard_rate == 0 and pick.hard_moved == 0 and pick.softmax_rate > 0
+        weights = core.softmax(row[None])[0]
+        assert pick.softmax_rate == pytest.approx((weights * (1 - weights)).max(), rel=0.02)  # w(1 − w)
+    tie = whatif.hard_pick(np.array([1.0, 1.0 + 1e-4, 0.0]))  # two scores closer than the nudge: the pick jumps
+    assert tie.hard_moved > 0 and tie.gap == pytest.approx(1e-4)
+
+
+def test_the_page_reads_out_no_softmax_from_the_sentence():
+    at = run_app("pages/whatif.py")
+    radio = at.radio(key="lab_variant")
+    radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
+    assert not at.exception, at.exception
+    text = "\n".join(m.value for m in at.markdown)
+    assert re.search(r"\*\*\d+ of the 36 weights are negative\*\*", text)
+    assert "The rows do not add up to 1" in text
+    assert "Without softmax the output grows with the sentence" in text  # measured on the sentence said 2 and 3 times
+    assert "(0 of the 12 nudges change anything). Its gradient is zero" in text
+    assert "%" not in text.split("And a hard")[0].split("The rows do not")[1].split(" long against")[0]
+
+
+# --- word order ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+@pytest.mark.parametrize("head", [2, 8])
+def test_shuffled_words_without_positions_give_the_same_weights_moved(model, sentence, head):
+    analysis = model.analyze(sentence)
+    ids = model.vocabulary_ids(analysis.tokens)
+    order = whatif.word_order(model.embedding_tables(), ids, analysis.word_ids, analysis.is_special,
+                              model.head_weights(0, head), model.layer_weights(0)["ln_eps"])
+    perm = order.perm
+    assert perm[0] == 0 and perm[-1] == len(perm) - 1 and (perm != np.arange(len(perm))).any()
+    # Without positions: the shuffled sentence's weights are the original ones, rows and columns permuted.
+    assert np.abs(order.plain_shuffled - order.plain[np.ix_(perm, perm)]).max() <= 1e-6
+    assert order.gap_without <= 1e-6
+    # With the model's position embeddings: the model's own layer 0, and shuffling changes it.
+    assert np.abs(order.model - analysis.attentions[0, head]).max() <= 1e-5
+    assert np.abs(order.model_placed - order.model).max() > 1e-3
+
+
+def test_a_shuffle_moves_whole_words_and_keeps_the_markers():
+    tokens = ["[CLS]", "the", "un", "##believ", "##able", "dog", "[SEP]"]
+    word_ids = [None, 0, 1, 1, 1, 2, None]
+    special = np.array([True, False, False, False, False, False, True])
+    perm = whatif.word_shuffle(word_ids, special, seed=0)
+    shuffled = [tokens[j] for j in perm]
+    assert shuffled[0] == "[CLS]" and shuffled[-1] == "[SEP]" and shuffled != tokens
+    start = shuffled.index("un")
+    assert shuffled[start:start + 3] == ["un", "##believ", "##able"]
+    assert whatif.word_shuffle([None, 0, 0, None], np.array([True, False, False, True])) is None  # one word
+
+
+def test_the_word_order_section_says_its_numbers_and_limits():
+    at = run_app("pages/whatif.py")
+    assert not at.exception, at.exception
+    text = "\n".join(m.value for m in at.markdown)
+    assert "the same numbers as before, moved with their words" in text
+    assert "(difference less than 0.00001)" in text
+    assert re.search(r"\*\*With the model's position embeddings\*\* they change: \d+% of the attention", text)
+    assert "layer 0 only" in " ".join(c.value for c in at.caption)
+
+
+# --- figures ------------------------------------------------------------------------------------------------
+
+BUILT = {
+    "paired bars": lambda teaching: figures.paired_bar_panels(
+        {"no positions": {"your order": [0.5, 0.3, 0.2], "shuffled": [0.5, 0.3, 0.2]},
+         "with <b>positions</b>": {"your order": [0.5, 0.3, 0.2], "shuffled": [0.2, 0.6, 0.2]}},
+        ["I", "<b>am</b>", "good"], "t", teaching=teaching),
+    "history": lambda teaching: figures.attention_history(["I", "<i>am</i>", "good", "."], "t", teaching=teaching),
+}
+
+
+@pytest.mark.parametrize("name", list(BUILT))
+@pytest.mark.parametrize("teaching", [False, True])
+def test_new_figures_are_valid_with_a_text_alternative_and_slide_sizes(name, teaching):
+    fig = BUILT[name](teaching)
+    go.Figure(fig.to_dict())  # plotly's full validation
+    sentence, header, rows = figures.figure_text(fig)
+    assert re.search(r"\d", sentence) and len(header) >= 2 and len(rows) >= 2
+    assert all(len(row) == len(header) for row in rows)
+    page_html = figures.figure_text_html(fig)
+    assert "<b>" not in page_html and "<i>" not in page_html
+    if teaching:
+        spec = json.dumps(json.loads(plotly.io.to_json(fig))["layout"].get("annotations", []))
+        assert all(int(size) >= 18 for size in re.findall(r'"size": (\d+)', spec))
+    if name == "paired bars":
+        assert "no positions: the bars differ by at most 0.0 percentage points" in sentence
+        assert "differ by at most 30.0 percentage points" in sentence
+    else:
+        assert "A drawing, not a measurement" in sentence and rows[-1][-1] == "1" and rows[-1][1].startswith("3 ")
+
+
+def test_step4_ends_with_the_attention_before_self_attention():
+    at = run_app("pages/step4_output.py")
+    assert not at.exception, at.exception
+    text = "\n".join(m.value for m in at.markdown)
+    assert "Bahdanau" in text and "one word at a time" in text and "3 steps from the first to the last" in text
+    assert any("A drawing, not a measurement" in c.value for c in at.caption)
+
+
+# --- the quiz's answer key ----------------------------------------------------------------------------------
+
+def test_the_answer_key_lists_every_question_with_its_right_answer(model):
+    analysis, steps = learned_steps(model, "I am good.")
+    questions = quiz(steps, analysis.tokens, 1, shown=np.flatnonzero(~analysis.is_special))
+    sheet = answer_sheet(questions)
+    assert sorted(e.text for e in sheet) == sorted(q.text for q in questions)
+    assert [e.number for e in sheet] == list(range(1, len(questions) + 1))
+    assert [e.group for e in sheet] == sorted((e.group for e in sheet), key=GROUPS.index)
+    by_text = {q.text: q for q in questions}
+    for entry in sheet:
+        q = by_text[entry.text]
+        assert entry.answer == (q.options[q.correct] if q.options else None)
+        assert entry.reason == q.explanation and entry.page == q.page
+
+
+def test_the_last_token_question_names_the_last_token_the_pages_show(model):
+    analysis, steps = learned_steps(model, "I am good.")
+    shown = np.flatnonzero(~analysis.is_special)
+    last = {q.key: q for q in quiz(steps, analysis.tokens, 1, shown=shown)}["last_word"]
+    assert "“.”" in last.text and "[SEP]" not in last.text
+    assert f"{steps.weights[4, [0, 5]].sum():.3f} on “[CLS]” and “[SEP]” together" in last.explanation
+    every = {q.key: q for q in quiz(steps, analysis.tokens, 1)}["last_word"]  # every row shown: [SEP] is last
+    assert "“[SEP]”" in every.text
+
+
+def test_the_page_shows_all_answers_only_when_asked():
+    at = run_app("pages/quiz.py")
+    assert not at.exception, at.exception
+    assert at.toggle(key="quiz_show_answers").value is False
+    assert not any(m.value.startswith("**Answer:**") for m in at.markdown)
+    n_radios = len(at.radio)
+    at.toggle(key="quiz_show_answers").set_value(True).run()
+    assert not at.exception, at.exception
+    answers = [m.value for m in at.markdown if m.value.startswith(("**Answer:**", "**A model answer (open"))]
+    numbered = [m.value for m in at.markdown if re.match(r"\*\*\d+\. ", m.value)]
+    assert len(answers) == len(numbered) == n_radios + sum("open" in a for a in answers) >= 20
+    assert len(at.get("page_link")) == len(numbered) and not at.radio
+    assert "**Answer:** So the output is a weighted average of the values. **Why:**" in "\n".join(answers)
+    assert any("the last token the step pages show, “\\.”" in m for m in numbered)
