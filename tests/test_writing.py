@@ -109,7 +109,8 @@ def test_whatif_draws_the_uniform_picture():
         return (np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict)
                 else np.asarray(y, dtype=float))
 
-    bars = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    bars = next(spec for spec in (json.loads(chart.proto.spec) for chart in at.get("plotly_chart"))
+                if "How far each output is from the average output" in json.dumps(spec["layout"]["title"]))
     normal, uniform = (values(trace["y"]) for trace in bars["data"])
     assert np.allclose(uniform, 0, atol=1e-5)  # uniform weights: every output is the same vector, mean(V)
     assert normal.max() > 0.1 and len(normal) == 6  # learned mode: every token the model sees, [CLS] and [SEP] too
