@@ -39,8 +39,8 @@ def no_softmax_statements(normal: core.AttentionSteps, labels, selected: int) ->
     me = quote(labels[selected])
     report = whatif.no_softmax_report(normal, selected)
     if report.negative:
-        negative = (f"**{report.negative} of the {report.total} weights are negative** (the smallest "
-                    f"{report.smallest:.2f}; {report.negative_in_row} in the row of {me}): a token would take "
+        negative = (f"**{report.negative} of the {report.total} weights are negative** (the smallest is "
+                    f"{report.smallest:.2f}; the row of {me} has {report.negative_in_row}): a token would take "
                     "*minus* some of another token's value, which no share can mean.")
     else:
         negative = (f"None of the {report.total} scaled scores of this sentence is negative, so here no weight "
@@ -98,6 +98,18 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
     return "\n\n".join((shares, output + growth, hard))
 
 
+def twins(tokens, ids, is_special, row) -> str:
+    """Without positions a repeated word is one vector twice: the sentence that says so, from the row, or ""."""
+    ids = np.asarray(ids)
+    for token_id in dict.fromkeys(ids[~np.asarray(is_special)].tolist()):
+        where = np.flatnonzero((ids == token_id) & ~np.asarray(is_special))
+        if where.size > 1 and np.ptp(row[where]) < 1e-6:
+            return (f"Your sentence has {quote(tokens[where[0]])} {where.size} times: without positions they are "
+                    "the same vector, so every row gives each the same weight (the row shown: "
+                    f"{pct(row[where[0]])} each); only a position tells them apart. ")
+    return ""
+
+
 def word_order_section(view: View) -> None:
     """Shuffle the sentence's words: without position embeddings each row's weights are the same numbers, moved;
     with the model's position embeddings they change. Layer 0 only: the one layer whose input is the embeddings."""
@@ -138,7 +150,9 @@ def word_order_section(view: View) -> None:
         "before, moved with their words. Every weight of every row matches its word's "
         f"weight in your sentence's order (difference {plain_small(order.gap_without)}): attention alone is "
         "*permutation-equivariant* (shuffle the words and its results shuffle the same way). "
-        f"**With the model's position embeddings** they change: {pct(moved[me])} of the attention of "
+        + twins(analysis.tokens, ids, analysis.is_special, order.plain[me]))
+    st.markdown(
+        f"**With the model's position embeddings** the weights change: {pct(moved[me])} of the attention of "
         f"{quote(labels[me])} moves to other tokens"
         + (" (the most of any row). " if int(moved.argmax()) == me else
            f", and {pct(moved.max())} of the row of {quote(labels[int(moved.argmax())])}, the most of any row. ")
