@@ -38,7 +38,8 @@ def test_no_softmax_weights_are_the_scaled_scores_and_the_page_says_what_they_br
     negative = int((normal.scaled < 0).sum())
     assert negative > 0  # this head's rows have negative scores: the negative branch
     assert f"**{negative} of the {normal.scaled.size} weights are negative**" in shares
-    assert f"(the smallest {normal.scaled.min():.2f}; {int((normal.scaled[1] < 0).sum())} in the row" in shares
+    assert (f"(the smallest is {normal.scaled.min():.2f}; the row of “t1” has {int((normal.scaled[1] < 0).sum())})"
+            in shares)
     sums = normal.scaled.sum(axis=1)
     assert f"from {sums.min():.2f} to {sums.max():.2f} (the row of “t1”: {sums[1]:.2f}" in shares
     lengths = np.linalg.norm(normal.scaled @ normal.v, axis=1).mean()
