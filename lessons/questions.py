@@ -144,14 +144,14 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
     # The last shown token's walk-through, with the hidden markers counted apart as the step pages count them.
     if hidden:
         markers = " and ".join(quote(tokens[j]) for j in hidden)
-        last_scores = (f"{listing(steps.scaled[last], 8, 2, shown)} (and {markers}, which the pages hide: "
+        last_scores = (f"{listing(steps.scaled[last], 8, 2, shown)} (and the markers {markers}: "
                        f"{', '.join(f'{steps.scaled[last, j]:.2f}' for j in hidden)})")
         last_weights = (f"{listing(w[last], 8, 3, shown)}, and {w[last, hidden].sum():.3f} on {markers} together "
-                        "(the pages' folded column)")
-        last_name = f"the last token the step pages show, {quote(tokens[last])}"
+                        f"({', '.join(f'{w[last, j]:.3f}' for j in hidden)})")
+        last_name = f"{quote(tokens[last])}, the last token the step pages show"  # never ends on the token: “.”.
     else:
         last_scores, last_weights = listing(steps.scaled[last], 8, 2, shown), listing(w[last], 8, 3, shown)
-        last_name = f"the last token, {quote(tokens[last])}"
+        last_name = f"{quote(tokens[last])}, the last token"
 
     def shares(values, limit=4):
         order = np.argsort(values)[::-1][:limit]

@@ -186,6 +186,7 @@ def test_the_last_token_question_names_the_last_token_the_pages_show(model):
     shown = np.flatnonzero(~analysis.is_special)
     last = {q.key: q for q in quiz(steps, analysis.tokens, 1, shown=shown)}["last_word"]
     assert "“.”" in last.text and "[SEP]" not in last.text
+    assert last.text == "Walk through attention for “.”, the last token the step pages show."
     assert f"{steps.weights[4, [0, 5]].sum():.3f} on “[CLS]” and “[SEP]” together" in last.explanation
     every = {q.key: q for q in quiz(steps, analysis.tokens, 1)}["last_word"]  # every row shown: [SEP] is last
     assert "“[SEP]”" in every.text
@@ -204,4 +205,4 @@ def test_the_page_shows_all_answers_only_when_asked():
     assert len(answers) == len(numbered) == n_radios + sum("open" in a for a in answers) >= 20
     assert len(at.get("page_link")) == len(numbered) and not at.radio
     assert "**Answer:** So the output is a weighted average of the values. **Why:**" in "\n".join(answers)
-    assert any("the last token the step pages show, “\\.”" in m for m in numbered)
+    assert any("“\\.”, the last token the step pages show." in m for m in numbered)

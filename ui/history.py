@@ -37,7 +37,6 @@ def before_self_attention(view: View) -> None:
            else "")
         + "; here the last word's query meets the first word's key directly. Nothing in it depends on the order, "
         "which is why the model adds position embeddings.")
-    st.page_link("pages/whatif.py", label="What-if lab: does attention see the order of the words?", icon="🔀")
     note = (f" (the first {MAX_WORDS} of your {len(words)} tokens)" if len(words) > MAX_WORDS else
             " (your tokens)")
     figures.show(figures.attention_history(drawn, figures.figure_title(
@@ -47,3 +46,4 @@ def before_self_attention(view: View) -> None:
                "Left: one decoder state asks every source state; the arrows are the order the encoder reads in. "
                "Right: each word asks every word of the same sentence, all at once. The weights of your sentence are "
                "the matrices of step 3.")
+    st.page_link("pages/whatif.py", label="What-if lab: does attention see the order of the words?", icon="🔀")

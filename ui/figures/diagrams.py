@@ -86,12 +86,14 @@ def attention_history(words, title: str, teaching: bool = False):
          "textposition": "bottom center", "textfont": text, "hoverinfo": "text",
          "hovertext": [f"state after reading {w}" for w in labels], "showlegend": False,
          "marker": {**node, "color": "#dbeafe"}},
-        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55], "text": ["decoder state"],
+        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55], "text": ["decoder state (asks)"],
          "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
          "hovertext": ["the translation written so far: it asks which source words matter now"],
          "marker": {**node, "color": HIGHLIGHT}},
         {"type": "scatter", "mode": "markers+text", "x": [p[0] for p in points], "y": [p[1] for p in points],
-         "text": labels, "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
+         "text": labels, "textfont": text, "hoverinfo": "text", "showlegend": False,
+         # Each label outside the circle, away from the lines: above the upper half's words, below the lower's.
+         "textposition": ["top center" if y >= centre[1] else "bottom center" for _, y in points],
          "hovertext": [f"{w} asks every word, and answers every word" for w in labels],
          "marker": {**node, "color": "#dbeafe"}},
     ]
@@ -99,7 +101,7 @@ def attention_history(words, title: str, teaching: bool = False):
     annotations += [
         {"text": "<b>Before (2014): translation with attention</b>", "x": 0.5, "y": 2.15, "xref": "x", "yref": "y",
          "showarrow": False, "font": text},
-        {"text": "source words read one at a time →", "x": 0.5, "y": -0.55, "xref": "x", "yref": "y",
+        {"text": "source words' states (answer), read one at a time →", "x": 0.5, "y": -0.55, "xref": "x", "yref": "y",
          "showarrow": False, "font": small},
         {"text": "<b>Self-attention</b>", "x": centre[0], "y": 2.15, "xref": "x", "yref": "y", "showarrow": False,
          "font": text},
