@@ -126,6 +126,17 @@ def test_the_word_order_section_says_its_numbers_and_limits():
     assert "layer 0 only" in " ".join(c.value for c in at.caption)
 
 
+@pytest.mark.parametrize("mode", ["identity", "random"])
+def test_the_lab_runs_its_new_lessons_in_the_toy_modes_too(mode):
+    at = run_app("pages/whatif.py", mode=mode, token=2)
+    radio = at.radio(key="lab_variant")
+    radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
+    assert not at.exception, at.exception
+    text = "\n".join(m.value for m in at.markdown)
+    assert "the row of “good” in the shuffled sentence" in text and "whatever projection the lab above uses" in text
+    assert "add up to" in text and "Its gradient is zero" in text
+
+
 # --- figures ------------------------------------------------------------------------------------------------
 
 BUILT = {

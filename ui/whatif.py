@@ -11,6 +11,7 @@ from lessons import whatif
 from serving.sentences import analysis_of
 
 from . import figures
+from .labels import unique_labels
 from .text import md, pct, plain_small, quote
 from .view import View, steps_for
 
@@ -126,14 +127,17 @@ def word_order_section(view: View) -> None:
     if order is None or any(i is None for i in ids):
         st.info("Type at least two words to shuffle them.")
         return
-    labels = view.base_labels
+    # Every token the model reads, in the toys' modes too (their rows are the shown tokens only).
+    labels = unique_labels(analysis.tokens)
     shuffled = [labels[j] for j in order.perm]  # each word keeps its label (“the²” stays “the²”)
-    me = view.base_index
+    me = int(view.shown[view.token])
     st.markdown(
         "The four steps never look at where a token stands: a score is one query times one key, whatever their "
         "places. So the model adds a **position embedding** to each token first (a learned vector for “first "
         "place”, “second place”, …). To see what that does, take the first layer, layer 0 (the first of 6), whose "
-        f"input is the embeddings themselves, with head {s.head}'s learned W_Q and W_K, and shuffle your words: "
+        f"input is the embeddings themselves, with head {s.head}'s learned W_Q and W_K"
+        + (" (the model's own, whatever projection the lab above uses)" if view.is_toy else "")
+        + ", and shuffle your words: "
         f"{md(' '.join(shuffled))}.")
     moved = order.moved_with
     by_head = whatif.order_sensitivity_by_head(tables, ids, order.perm,
