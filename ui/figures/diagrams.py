@@ -15,11 +15,21 @@ from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _f
 PAIR_COLOURS = ("#1f5fa8", HIGHLIGHT)
 
 
+# From this many tokens the panels are stacked, each the figure's full width: half a page cannot hold every
+# label side by side (no label is thinned away on a slide).
+STACK_FROM = 16
+
+
 def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: str, teaching: bool = False):
-    """Panels side by side, each with the same series as grouped bars over the same tokens (shares, 0..1):
-    {panel title: {series name: values [n_tokens]}}. The same series has the same colour in every panel."""
+    """Panels side by side (stacked for a long sentence), each with the same series as grouped bars over the same
+    tokens (shares, 0..1): {panel title: {series name: values [n_tokens]}}. The same series has the same colour in
+    every panel."""
     labels = axis_labels(tokens)
-    domains = _grid_domains(len(panels), 0.06)
+    stacked = len(labels) >= STACK_FROM
+    # Stacked: the first panel on top (plotly counts y from the bottom), with room for the lower panel's title.
+    domains = _grid_domains(len(panels), 0.22 if stacked else 0.06)
+    if stacked:
+        domains = domains[::-1]
     names = list(dict.fromkeys(name for series in panels.values() for name in series))
     traces, axes, annotations = [], {}, []
     for index, (panel_title, series) in enumerate(panels.items()):
@@ -30,11 +40,15 @@ def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: s
                            "marker": {"color": PAIR_COLOURS[names.index(name) % len(PAIR_COLOURS)]},
                            "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
                            "hovertemplate": f"%{{x}}: %{{y:.1%}}<extra>{html.escape(name)}</extra>"})
-        axes[f"xaxis{suffix}"] = _category_axis(domain=list(domains[index]), anchor=f"y{suffix}")
-        axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "range": [0, 1.05], "tickformat": ".0%",
-                                  **({} if index == 0 else {"matches": "y", "showticklabels": False})}
+        along, across = ({"domain": [0.0, 1.0]}, {"domain": list(domains[index])}) if stacked else \
+            ({"domain": list(domains[index])}, {})
+        axes[f"xaxis{suffix}"] = _category_axis(anchor=f"y{suffix}", **along)
+        axes[f"yaxis{suffix}"] = {"anchor": f"x{suffix}", "range": [0, 1.05], "tickformat": ".0%", **across,
+                                  **({} if index == 0 else {"matches": "y", "showticklabels": stacked})}
         annotations.append({"text": html.escape(panel_title), "showarrow": False, "xref": "paper", "yref": "paper",
-                            "xanchor": "center", "yanchor": "bottom", "x": sum(domains[index]) / 2, "y": 1.0,
+                            "xanchor": "center", "yanchor": "bottom",
+                            "x": 0.5 if stacked else sum(domains[index]) / 2,
+                            "y": domains[index][1] if stacked else 1.0,
                             "font": {"size": font_sizes(teaching)["base"], "color": TICK_COLOUR}})
     plain_tokens = [_plain(t) for t in labels]
     columns = [(panel, name, np.asarray(values, dtype=np.float64)) for panel, series in panels.items()
@@ -48,7 +62,8 @@ def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: s
     text = {"said": said, "header": ["token"] + [f"{_plain(p)}: {_plain(n)}" for p, n, _ in columns],
             "rows": [[token] + [f"{100 * values[k]:.1f}%" for _, _, values in columns]
                      for k, token in enumerate(plain_tokens)]}
-    return _figure(traces, title, teaching, 400, barmode="group", legend={"orientation": "h", "y": -0.3},
+    return _figure(traces, title, teaching, 760 if stacked else 400, barmode="group",
+                   legend={"orientation": "h", "y": -0.18 if stacked else -0.3},
                    annotations=annotations, meta={"text": text}, **axes)
 
 
