@@ -145,6 +145,8 @@ BUILT = {
          "with <b>positions</b>": {"your order": [0.5, 0.3, 0.2], "shuffled": [0.2, 0.6, 0.2]}},
         ["I", "<b>am</b>", "good"], "t", teaching=teaching),
     "history": lambda teaching: figures.attention_history(["I", "<i>am</i>", "good", "."], "t", teaching=teaching),
+    "history, phone": lambda teaching: figures.attention_history(["I", "<i>am</i>", "good", "."], "t",
+                                                                 teaching=teaching, narrow=True),
 }
 
 
@@ -161,7 +163,7 @@ def test_new_figures_are_valid_with_a_text_alternative_and_slide_sizes(name, tea
     if teaching:
         spec = json.dumps(json.loads(plotly.io.to_json(fig))["layout"].get("annotations", []))
         assert all(int(size) >= 18 for size in re.findall(r'"size": (\d+)', spec))
-    if name == "paired bars":
+    if name.startswith("paired bars"):
         assert "no positions: the bars differ by at most 0.0 percentage points" in sentence
         assert "differ by at most 30.0 percentage points" in sentence
     else:

@@ -9,6 +9,7 @@ from . import figures
 from .view import View
 
 MAX_WORDS = 6  # a drawing: more words than this only add lines
+PHONE_WORDS = 4  # a phone's row holds this many words side by side
 
 
 def before_self_attention(view: View) -> None:
@@ -16,7 +17,9 @@ def before_self_attention(view: View) -> None:
     words = view.labels if view.is_toy else [view.base_labels[j] for j in view.shown
                                               if not view.analysis.is_special[j]]
     words = words or view.labels
-    drawn = words[:MAX_WORDS]
+    narrow = figures.on_a_phone()
+    most = PHONE_WORDS if narrow else MAX_WORDS
+    drawn = words[:most]
     st.header("Before self-attention: attention between two sentences")
     st.markdown(
         "Attention is older than self-attention. In 2014 Bahdanau, Cho and Bengio added it to translation models "
@@ -37,10 +40,10 @@ def before_self_attention(view: View) -> None:
            else "")
         + "; here the last word's query meets the first word's key directly. Nothing in it depends on the order, "
         "which is why the model adds position embeddings.")
-    note = (f" (the first {MAX_WORDS} of your {len(words)} tokens)" if len(words) > MAX_WORDS else
+    note = (f" (the first {most} of your {len(words)} tokens)" if len(words) > most else
             " (your tokens)")
     figures.show(figures.attention_history(drawn, figures.figure_title(
-        "Before and with self-attention", s.sentence, "a drawing"), teaching=teaching),
+        "Before and with self-attention", s.sentence, "a drawing"), teaching=teaching, narrow=narrow),
         figures.figure_filename("step4_history", s.sentence, "drawing"), teaching, key="step4-history")
     st.caption("A drawing, not a measurement" + note + ": the lines show who may ask whom, not how much. "
                "Left: one decoder state asks every source state; the arrows are the order the encoder reads in. "

@@ -67,27 +67,31 @@ def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: s
                    annotations=annotations, meta={"text": text}, **axes)
 
 
-def attention_history(words, title: str, teaching: bool = False):
+def attention_history(words, title: str, teaching: bool = False, narrow: bool = False):
     """A schematic, not a measurement: left, a 2014 encoder–decoder (a recurrent network reads the source words
     one at a time; one decoder state asks every source state); right, self-attention (every word asks every word
-    of the same sentence, all at once). No line carries a number."""
+    of the same sentence, all at once). No line carries a number. narrow (a phone): the two drawings one above
+    the other, at the figure's full width."""
     words = [str(w) for w in words] or ["…"]
     n = len(words)
     sizes = font_sizes(teaching)
     labels = axis_labels(words)
     shapes, annotations = [], []
     # Left panel, x from 0 to 1: the source states in a row, read left to right; the decoder state above them.
+    # On a phone it sits above the right panel instead: everything of it `lift` higher.
+    lift = 3.4 if narrow else 0.0
     xs = [0.5] if n == 1 else [0.05 + 0.9 * j / (n - 1) for j in range(n)]
     for j in range(n - 1):
-        annotations.append({"x": xs[j + 1] - 0.04, "y": 0.0, "ax": xs[j] + 0.04, "ay": 0.0, "xref": "x", "yref": "y",
+        annotations.append({"x": xs[j + 1] - 0.04, "y": lift, "ax": xs[j] + 0.04, "ay": lift, "xref": "x", "yref": "y",
                             "axref": "x", "ayref": "y", "showarrow": True, "arrowhead": 2, "arrowwidth": 2,
                             "arrowcolor": SUBTITLE_COLOUR, "text": ""})
     for x in xs:
-        shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": 0.5, "y0": 1.55, "x1": x, "y1": 0.12,
+        shapes.append({"type": "line", "xref": "x", "yref": "y", "x0": 0.5, "y0": 1.55 + lift, "x1": x,
+                       "y1": 0.12 + lift,
                        "line": {"color": HIGHLIGHT, "width": 2, "dash": "dot"}, "layer": "below"})
     # Right panel, x from 1.35 to 2.35: the same words on a circle, a line between every two of them.
-    centre, radius = (1.85, 0.75), 0.62
-    points = [(centre[0] + radius * math.cos(math.pi / 2 - 2 * math.pi * j / n) * 0.75,
+    centre, radius = ((0.5, 0.75) if narrow else (1.85, 0.75)), 0.62
+    points = [(centre[0] + radius * math.cos(math.pi / 2 - 2 * math.pi * j / n) * (0.6 if narrow else 0.75),
                centre[1] + radius * math.sin(math.pi / 2 - 2 * math.pi * j / n)) for j in range(n)]
     for a in range(n):
         for b in range(a + 1, n):
@@ -97,11 +101,11 @@ def attention_history(words, title: str, teaching: bool = False):
     text = {"size": sizes["base"], "color": TICK_COLOUR}
     node = {"size": 16 if teaching else 12, "line": {"color": TICK_COLOUR, "width": 1}}
     traces = [
-        {"type": "scatter", "mode": "markers+text", "x": xs, "y": [0.0] * n, "text": labels,
+        {"type": "scatter", "mode": "markers+text", "x": xs, "y": [lift] * n, "text": labels,
          "textposition": "bottom center", "textfont": text, "hoverinfo": "text",
          "hovertext": [f"state after reading {w}" for w in labels], "showlegend": False,
          "marker": {**node, "color": "#dbeafe"}},
-        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55], "text": ["decoder state (asks)"],
+        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55 + lift], "text": ["decoder state (asks)"],
          "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
          "hovertext": ["the translation written so far: it asks which source words matter now"],
          "marker": {**node, "color": HIGHLIGHT}},
@@ -114,10 +118,11 @@ def attention_history(words, title: str, teaching: bool = False):
     ]
     small = {"size": sizes["base"], "color": SUBTITLE_COLOUR}
     annotations += [
-        {"text": "<b>Before (2014): translation with attention</b>", "x": 0.5, "y": 2.15, "xref": "x", "yref": "y",
-         "showarrow": False, "font": text},
-        {"text": "source words' states (answer), read one at a time →", "x": 0.5, "y": -0.55, "xref": "x", "yref": "y",
-         "showarrow": False, "font": small},
+        {"text": "<b>Before (2014): translation with attention</b>", "x": 0.5, "y": 2.15 + lift, "xref": "x",
+         "yref": "y", "showarrow": False, "font": text},
+        {"text": "source words' states (answer),<br>read one at a time →" if narrow else
+         "source words' states (answer), read one at a time →", "x": 0.5, "y": -0.55 + lift - 0.1 * narrow,
+         "xref": "x", "yref": "y", "showarrow": False, "font": small},
         {"text": "<b>Self-attention</b>", "x": centre[0], "y": 2.15, "xref": "x", "yref": "y", "showarrow": False,
          "font": text},
         {"text": "every word asks every word, all at once", "x": centre[0], "y": -0.55, "xref": "x", "yref": "y",
@@ -135,7 +140,7 @@ def attention_history(words, title: str, teaching: bool = False):
                  ["who answers", f"the {n} source states", f"the same {n} words"],
                  ["how the words are read", "one at a time, in order", "all at once"],
                  [f"steps from “{plain[0]}” to “{plain[-1]}”", f"{far} (state to state)", "1"]]}
-    height = 430 if teaching else 360
+    height = (700 if narrow else 360) + (70 if teaching else 0)
     return _figure(traces, title, teaching, height, shapes=shapes, annotations=annotations, meta={"text": meta},
-                   xaxis={"range": [-0.15, 2.45], "visible": False, "fixedrange": True},
-                   yaxis={"range": [-0.8, 2.35], "visible": False, "fixedrange": True})
+                   xaxis={"range": [-0.15, 1.15] if narrow else [-0.15, 2.45], "visible": False, "fixedrange": True},
+                   yaxis={"range": [-0.8, 2.35 + lift], "visible": False, "fixedrange": True})
