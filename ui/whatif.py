@@ -96,7 +96,8 @@ def no_softmax_text(view: View, normal: core.AttentionSteps, selected: int) -> s
         hard += (f", the picked weights at {pick.hard_rate:.3f} ({pick.hard_moved} of the {pick.nudges} nudges "
                  "change anything). Its gradient is zero: training has nothing to follow, until a score crosses the "
                  f"top one (a gap of {pick.gap:.2f} here) and the pick jumps all at once.")
-    return "\n\n".join((shares, output + growth, hard))
+    same_scale = " The two output heatmaps above share one colour scale, so the normal output looks pale beside it."
+    return "\n\n".join((shares, output + same_scale + growth, hard))
 
 
 def twins(tokens, ids, is_special, row) -> str:
