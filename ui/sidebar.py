@@ -9,6 +9,7 @@ from attention.model import ModelLoadError, models_dir
 from .labels import unique_labels
 from .links import follow_sentence_with_token, link_notices, link_token
 from .model import get_model
+from .text import layer_head_name
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
                        MODES, Settings, clean_sentence)
 
@@ -86,7 +87,7 @@ def head_presets(side, layer: int, head: int) -> None:
     side.caption("Or pick a head by what it does:")
     for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
         current = (layer, head) == (preset_layer, preset_head)
-        side.button(f"{'✓ ' if current else ''}{name} (layer {preset_layer}, head {preset_head})",
+        side.button(f"{'✓ ' if current else ''}{name} ({layer_head_name(preset_layer, preset_head)})",
                     key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
                     disabled=current, use_container_width=True)
 

@@ -9,7 +9,7 @@ from lessons import training, training_lab, training_rates
 from serving import shared
 
 from . import figures, tables
-from .text import pct, quote
+from .text import layer_name, pct, quote
 from .view import current_view, steps_for
 
 SNAPSHOT_STEPS = training.LAB_SNAPSHOTS
@@ -217,7 +217,7 @@ def jacobian_section(teaching: bool) -> None:
         steps.weights, steps.raw, i, view.analysis.attentions[layer], head)
     jacobian, jacobian_saturated = training.softmax_jacobian(soft_row), training.softmax_jacobian(sat_row)
     st.markdown(
-        f"Two rows of the model's attention from step 3 (layer {layer}, your sentence). A row's **Jacobian** is a "
+        f"Two rows of the model's attention from step 3 ({layer_name(layer, view.model.n_layers)}, your sentence). A row's **Jacobian** is a "
         "table: entry (i, j) says how much weight i moves when score j is nudged up a little. The gradient reaching "
         "the scores is this table times the gradient reaching the weights, so when every entry is near zero, almost "
         "nothing gets through. Both tables use one colour scale, ±0.25 (the most an entry can be, for two weights "

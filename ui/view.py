@@ -13,6 +13,7 @@ from serving.sentences import analysis_of
 
 from .labels import unique_labels
 from .model import load_analysis
+from .text import layer_head_name
 from .settings import Settings, settings
 
 
@@ -134,7 +135,7 @@ class View:
         """The view in a few plain words, for the subtitle of a half-width figure."""
         s = self.settings
         if s.mode == "learned":
-            return f"layer {s.layer} head {s.head}"
+            return layer_head_name(s.layer, s.head, self.model.n_layers)
         if s.mode == "random":
             return f"random, d_k={s.d_k}, seed {s.seed}"
         return "identity"
@@ -143,7 +144,7 @@ class View:
     def label(self) -> str:
         s = self.settings
         if s.mode == "learned":
-            return f"learned weights, layer {s.layer} head {s.head}"
+            return f"learned weights, {layer_head_name(s.layer, s.head, self.model.n_layers)}"
         if s.mode == "random":
             return f"random projections, d_k={s.d_k}, seed {s.seed}"
         return "identity (Q = K = V = X)"

@@ -18,7 +18,7 @@ from . import figures
 from .glossary import term_link
 from .view import View
 from .readouts import shares
-from .text import pct, quote
+from .text import layer_name, pct, quote
 
 Whys = list[tuple[str, str]]
 
@@ -237,7 +237,7 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"({term_link('residual connection', 'the residual', query)}) and "
          f"{term_link('LayerNorm', 'LayerNorm', query)} rescales it; then a "
          f"{term_link('feed-forward network', 'feed-forward network', query)} transforms each token on its own. "
-         f"Measured for {me} in layer {layer}: its vector before and after attention has a "
+         f"Measured for {me} in {layer_name(layer, view.model.n_layers)}: its vector before and after attention has a "
          f"{term_link('cosine similarity', 'cosine similarity', query)} of "
          f"{_cosine(block_in, after_attention):.2f} (the residual keeps the word), and after the feed-forward "
          f"network {_cosine(block_in, after_layer):.2f}. The next layer starts from there."),
