@@ -393,8 +393,8 @@ def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None) ->
     sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
                 f"on the contrast, and **{len(flipped)}** flip the right way in both"
                 + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''} ("
-                   f"{flipped[0]} = layer {flipped[0][1:].split('H')[0]}, head {flipped[0].split('H')[1]}: layers and "
-                   "heads are counted from 0). " if flipped else ". ")
+                   f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}; heads are counted from 0 "
+                   "too). " if flipped else ". ")
                 + _blank_flips(both, elsewhere)
                 + f"A head that guessed at random would get both right one time in four, about {n / 4:.0f} of "
                 f"{n} heads by luck: {len(flipped)} of {n} is **{AGAINST_GUESSING[against]}**.")

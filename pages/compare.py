@@ -81,7 +81,9 @@ for column, text, run in zip(columns, texts, runs):
         figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
                                             figures.figure_title(f"{'First' if not outputs[:-1] else 'Second'} sentence · attention weights",
                                                                  text, layer_head_name(layer, head, model.n_layers)),
-                                            kind="weights", highlight_row=position, teaching=teaching),
+                                            kind="weights", highlight_row=position, teaching=teaching,
+                                            last_column=(f"{run['keys'][-1].replace(' + ', ' and ')} added up"
+                                                         if len(run["keys"]) > len(run["tokens"]) else None)),
                      figures.figure_filename("compare_weights", text, f"L{layer}H{head}"), teaching,
                      key=f"fig-compare-{len(outputs)}")
         st.markdown(f"Here {quote(word)} looks " + ", ".join(

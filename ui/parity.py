@@ -33,7 +33,7 @@ def parity_badge(view: View) -> None:
     with st.expander("What exactly is compared?"):
         st.markdown(
             f"The page computes the four steps itself: the model's learned W_Q, W_K and W_V for {where}, "
-            f"applied to the vectors that enter {layer_name(s.layer, view.model.n_layers)}, over the whole sentence with [CLS] and [SEP]. "
+            f"applied to the vectors that enter that layer, over the whole sentence with [CLS] and [SEP]. "
             f"Its attention weights are compared with the attention probabilities the model reports for the "
             f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
             f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")

@@ -73,6 +73,14 @@ class View:
         """Columns of the weights: the shown tokens, and in learned mode one column for the hidden ones."""
         return self.labels + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
 
+    def last_column(self, kind: str = "weights") -> str | None:
+        """What the hidden markers' column holds, said in the figure: the two numbers added (weights, so each row
+        still adds up to 1) or the larger of the two (scores, which do not add up); None without one."""
+        if self.is_toy or not self.hidden.size:
+            return None
+        names = " and ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
+        return (f"{names} added up" if kind == "weights" else f"the larger of the {names} scores")
+
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
         return explain.fold_hidden(matrix, self.shown, self.hidden)
