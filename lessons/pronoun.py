@@ -409,10 +409,12 @@ def _blank_flips(both, elsewhere) -> str:
     blank = both & np.asarray(elsewhere, dtype=bool)
     n_flipped, n_blank = int(both.sum()), int(blank.sum())
     if not n_blank:
-        return f"All {n_flipped} look at the two words (none is blank in the preference grid above). "
+        return (f"{'It looks' if n_flipped == 1 else f'All {n_flipped} look'} at the two words (none is blank in "
+                "the preference grid above). ")
     names = ", ".join(f"L{layer}H{head}" for layer, head in zip(*np.nonzero(blank)))
     if n_blank == n_flipped:
-        return (f"All {n_flipped} are blank in the preference grid above ({names}): the two words get less than "
+        return (f"{'It is' if n_flipped == 1 else f'All {n_flipped} are'} blank in the preference grid above "
+                f"({names}): the two words get less than "
                 f"{percent(ELSEWHERE)} of the pronoun's attention there, so these flips mean little. ")
     return (f"Of these {n_flipped}, {n_flipped - n_blank} look at the two words; the other {n_blank} ({names}) are "
             f"blank in the preference grid above: the two words get less than {percent(ELSEWHERE)} of the "

@@ -287,6 +287,6 @@ def test_set_section(board, teaching: bool) -> None:
         "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)
         + " (One of many heads can look good by luck alone: that is why the best head is compared with the luckiest "
         "of as many guessing heads, not with one.) The test set ranks heads by answers right, a different "
-        "question from which head gives one word the most weight in one sentence (the head drawn above), so its "
-        "best heads are other heads."
+        "question from which head gives one word the most weight in one sentence (the head first drawn in “One "
+        "head in detail”), so its best heads need not be that one."
     )
