@@ -14,7 +14,8 @@ s = settings()
 model, analysis = load_analysis(s)
 teaching = s.teaching
 layer = st.selectbox("Layer", range(model.n_layers), index=s.layer, key="mh_layer",
-                     help="Every layer of the model has its own 12 heads.")
+                     help="Every layer of the model has its own 12 heads. Layers are counted from 0: layer 0 is the "
+                          "first, layer 5 the sixth and last.")
 tokens = analysis.tokens
 st.markdown(
     "One attention head can follow only one kind of relation at a time. A transformer therefore runs "

@@ -42,7 +42,8 @@ def sidebar_ui() -> Settings:
         columns = side.columns(2)
         layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
                                      help="The model repeats attention 6 times, each layer reading the one "
-                                          "before. Layer 0 reads the word embeddings.")
+                                          "before. Layers are counted from 0: layer 0 (the first of 6) reads the word "
+                                          "embeddings, layer 5 is the sixth and last.")
         head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
                                     help="Each layer has 12 heads: 12 separate attentions, each with its own "
                                          "W_Q, W_K, W_V, free to look for something different.")
