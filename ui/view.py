@@ -79,7 +79,7 @@ class View:
         if self.is_toy or not self.hidden.size:
             return None
         names = " and ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
-        return (f"{names} added up" if kind == "weights" else f"the larger of the {names} scores")
+        return f"{names} added up" if kind == "weights" else f"the larger {'/'.join(names.split(' and '))} score"
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""

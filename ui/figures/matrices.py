@@ -71,7 +71,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
         int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
     if last_column and col_tokens is not None:
-        x_title = f"{x_title} · last column: {last_column}"
+        x_title = f"{x_title.split(' (')[0]} · last column: {last_column}"  # short: a phone's width holds it
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": matrix.shape[1] - 1.5,
                        "x1": matrix.shape[1] - 1.5, "y0": 0, "y1": 1,
                        "line": {"color": "#4b5563", "width": 2, "dash": "dash"}})
@@ -108,8 +108,8 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
         shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
                        "line": {"color": HIGHLIGHT, "width": 3}})
     return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
-                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
-                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
+                   yaxis=_reversed_category_axis(title=_axis_title("layer (L0 = the first)")),
+                   xaxis=_category_axis(title=_axis_title("head (H0 = the first)")), shapes=shapes)
 
 
 # The width a slide gives a figure (1280 px screen, the page's padding): multi-head panels a row in teaching mode.
