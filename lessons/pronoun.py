@@ -12,6 +12,8 @@ import numpy as np
 
 from attention.core import attention_rollout
 
+from .names import layer_head_name
+
 PRONOUNS = ("it", "he", "she", "they", "him", "her", "them", "his", "its", "their", "hers", "theirs")
 
 
@@ -334,8 +336,9 @@ def verdict(pronoun_rows, tokens, a: Word, b: Word, pronoun_text: str, quote=lam
                   f"attention of {qp} (blank in the second grid: that head looks elsewhere). Of the {looking} heads "
                   f"that do look at the two words, {looking_a} prefer {qa}.")
     w_a, w_b = float(weight_a[best]), float(weight_b[best])
-    third = (f"Layer {best[0]} head {best[1]} gives {qa} the most weight: {percent(w_a)} of the attention of {qp} "
-             f"({qb} gets {percent(w_b)}).")
+    third = (f"{layer_head_name(best[0], best[1], rows.shape[0], capital=True)} gives {qa} the most weight of all "
+             f"{n} heads: {percent(w_a)} of the attention of {qp} ({qb} gets {percent(w_b)}); it is the head "
+             "drawn in “One head in detail” below.")
     row = rows[best]
     top = int(np.argmax(row))
     if w_a >= 0.5:
@@ -376,8 +379,10 @@ AGAINST_GUESSING = {"better than": "more than guessing", "worse than": "fewer th
                     "about equal to": "about what guessing gives"}
 
 
-def contrast_summary(share, contrast_share, first_is_a: bool) -> dict:
-    """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way)."""
+def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None) -> dict:
+    """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way).
+    elsewhere [L, H]: the heads blank in the first sentence's preference grid (the two words get too little of the
+    pronoun's attention for a preference to mean much); the sentence says how many of the flipping heads they are."""
     share, contrast_share = np.asarray(share), np.asarray(contrast_share)
     right_first = share > 0.5 if first_is_a else share < 0.5
     right_second = contrast_share < 0.5 if first_is_a else contrast_share > 0.5
@@ -387,11 +392,33 @@ def contrast_summary(share, contrast_share, first_is_a: bool) -> dict:
     against = versus_chance(len(flipped), n, 0.25)
     sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
                 f"on the contrast, and **{len(flipped)}** flip the right way in both"
-                + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''}. " if flipped else ". ")
+                + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''} ("
+                   f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}; heads are counted from 0 "
+                   "too). " if flipped else ". ")
+                + _blank_flips(both, elsewhere)
                 + f"A head that guessed at random would get both right one time in four, about {n / 4:.0f} of "
                 f"{n} heads by luck: {len(flipped)} of {n} is **{AGAINST_GUESSING[against]}**.")
     return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence,
             "against chance": against}
+
+
+def _blank_flips(both, elsewhere) -> str:
+    """How many of the heads that flip the right way are blank in the preference grid, named apart."""
+    if elsewhere is None or not both.any():
+        return ""
+    blank = both & np.asarray(elsewhere, dtype=bool)
+    n_flipped, n_blank = int(both.sum()), int(blank.sum())
+    if not n_blank:
+        return (f"{'It looks' if n_flipped == 1 else f'All {n_flipped} look'} at the two words (none is blank in "
+                "the preference grid above). ")
+    names = ", ".join(f"L{layer}H{head}" for layer, head in zip(*np.nonzero(blank)))
+    if n_blank == n_flipped:
+        return (f"{'It is' if n_flipped == 1 else f'All {n_flipped} are'} blank in the preference grid above "
+                f"({names}): the two words get less than "
+                f"{percent(ELSEWHERE)} of the pronoun's attention there, so these flips mean little. ")
+    return (f"Of these {n_flipped}, {n_flipped - n_blank} look at the two words; the other {n_blank} ({names}) are "
+            f"blank in the preference grid above: the two words get less than {percent(ELSEWHERE)} of the "
+            "pronoun's attention there, so their flips mean little. ")
 
 
 def testset_standing(board: Scoreboard) -> tuple[int, float, int, str]:
@@ -415,7 +442,7 @@ def testset_conclusion(board: Scoreboard) -> str:
     else:
         luck = (f"With {n_heads} heads tried, the luckiest of {n_heads} guessing heads typically gets {typical} of "
                 f"{board.n_pairs}, so it is **no better than guessing**.")
-    return (f"The best head gets **{top} of {board.n_pairs}** pairs fully right — {against_one} one head that "
+    return (f"The best head on pairs gets **{top} of {board.n_pairs}** pairs fully right — {against_one} one head that "
             f"guesses ({one_guess:.0f} of {board.n_pairs} on average). " + luck)
 
 
@@ -432,7 +459,7 @@ def page_verdict(found: Verdict, a_text: str, b_text: str, pronoun_text: str, bo
     heads = (f"{found.n_prefer_a} of {n} heads look more at {qa} and {found.n_prefer_b} more at {qb} "
              f"(guessing would give about {deciding / 2:.0f} each"
              + ("" if preference == "about equal to" else f": {AGAINST_GUESSING[preference]} for {qa}") + ")")
-    pairs = (f"on the {board.n_pairs} built-in pairs the best head gets {top} of {board.n_pairs} right — "
+    pairs = (f"on the {board.n_pairs} built-in pairs the best head on pairs gets {top} of {board.n_pairs} right — "
              f"{against_one} one head that guesses ({one_guess:.0f} of {board.n_pairs}) — and the luckiest of "
              f"{board.head_pairs.size} guessing heads typically gets {typical}")
     if standing == "better than":

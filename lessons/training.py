@@ -472,9 +472,15 @@ def _mean_finite(values) -> float:
     return float(np.mean(values)) if values else float("nan")
 
 
-def _loss_words(x: float) -> str:
-    return "infinite (training broke down)" if not np.isfinite(x) else (
-        "less than 0.0001" if x < 1e-4 else f"{x:.4f}" if x < 0.01 else f"{x:.3f}")
+def loss_words(x: float) -> str:
+    """A loss as the Training lab prints it everywhere, its sentences and its table alike: two significant digits
+    below 0.1 (0.00035, 0.014), three decimals above (0.164)."""
+    if not np.isfinite(x):
+        return "infinite (training broke down)"
+    return small_words(x) if x < 0.1 else f"{x:.3f}"
+
+
+_loss_words = loss_words
 
 
 def _range_words(spread: Spread) -> str:
@@ -547,7 +553,8 @@ def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep
             if unscaled_best_of_sweep > 0.5 * baseline:
                 parts.append(f"Without scaling the head does not learn at {tried} (the best left a loss of "
                              f"{_loss_words(unscaled_best_of_sweep)} on the sweep's own seeds; looking at every "
-                             f"word evenly scores {_loss_words(baseline)}).")
+                             f"word evenly scores {_loss_words(baseline)} on these runs' sentences, the mean over "
+                             f"their {len(scaled_runs) + len(unscaled_runs)} runs).")
             elif unscaled_best_of_sweep > 3 * scaled.mean:
                 parts.append(f"No rate rescues the unscaled head: the best of {tried.removeprefix('any of ')} "
                              f"left a loss of {_loss_words(unscaled_best_of_sweep)} (on the sweep's own seeds).")

@@ -12,7 +12,7 @@ from ui import figures
 from ui.model import model_or_stop
 from ui.page import step_nav
 from ui.settings import settings
-from ui.text import md, pct, quote
+from ui.text import layer_head_name, md, pct, quote
 
 s = settings()
 teaching = s.teaching
@@ -20,7 +20,7 @@ layer, head = s.layer, s.head
 st.title("Compare two sentences")
 st.markdown(
     "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
-    f"head (**layer {layer}, head {head}**, the model's learned weights) reads two sentences. Follow a word "
+    f"head (**{layer_head_name(layer, head)}**, the model's learned weights) reads two sentences. Follow a word "
     "they share and see where it looks in each.")
 if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
@@ -80,8 +80,10 @@ for column, text, run in zip(columns, texts, runs):
     with column:
         figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
                                             figures.figure_title(f"{'First' if not outputs[:-1] else 'Second'} sentence · attention weights",
-                                                                 text, f"layer {layer} head {head}"),
-                                            kind="weights", highlight_row=position, teaching=teaching),
+                                                                 text, layer_head_name(layer, head, model.n_layers)),
+                                            kind="weights", highlight_row=position, teaching=teaching,
+                                            last_column=(f"{run['keys'][-1].replace(' + ', ' and ')} added up"
+                                                         if len(run["keys"]) > len(run["tokens"]) else None)),
                      figures.figure_filename("compare_weights", text, f"L{layer}H{head}"), teaching,
                      key=f"fig-compare-{len(outputs)}")
         st.markdown(f"Here {quote(word)} looks " + ", ".join(
@@ -96,10 +98,10 @@ st.markdown(
 
 
 st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "
-            f"sentences is **layer {best_layer}, head {best_head}** (cosine similarity "
+            f"sentences is **{layer_head_name(best_layer, best_head, model.n_layers)}** (cosine similarity "
             f"{round(float(grid.min()), 2) + 0.0:.2f}).")
 if (best_layer, best_head) != (layer, head):
-    st.button(f"Show layer {best_layer}, head {best_head}", on_click=st.session_state.update,
+    st.button(f"Show {layer_head_name(best_layer, best_head, model.n_layers)}", on_click=st.session_state.update,
               kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
 if not s.show_special:
     st.caption("“[CLS] + [SEP]” adds up the attention on the two marker tokens the model puts around every "

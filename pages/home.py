@@ -37,15 +37,17 @@ def follow_the_selected_token():
         if pattern in PATTERN_WORDS:
             st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
                         f"token's attention to {PATTERN_WORDS[pattern]}"
-                        + (f" (over all {view.analysis.n_tokens} tokens the model sees, [CLS] and [SEP] included)"
-                           if view.hidden.size else "") + " — follow the dark cells row by row.")
+                        + (f" (over all {readouts.token_count(view)} the model sees)"
+                           if view.hidden.size else "") + " — follow the dark cells row by row."
+                        + readouts.next_token_note(view, pattern))
     token_picker(view)
     left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
     with left:
         figures.show(
             figures.matrix_heatmap(weights, tokens, keys,
                                    figures.figure_title("Attention weights", view.settings.sentence, view.label),
-                                   kind="weights", highlight_row=i, teaching=view.settings.teaching),
+                                   kind="weights", highlight_row=i, teaching=view.settings.teaching,
+                                   last_column=view.last_column("weights")),
             figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
             key="fig-home-weights")
     with right:
@@ -57,6 +59,11 @@ def follow_the_selected_token():
             key="fig-home-lines")
     st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
                "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
+    lines = readouts.every_token_lines(view)
+    intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and what its "
+             "output is made of (step 4: each token's value vector times its share, added up).")
+    every = st.container() if len(lines) <= 12 else st.expander(f"Every token, one line each ({len(lines)} lines)")
+    every.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
     specials_note(view)
     parity_badge(view)
 
@@ -70,7 +77,7 @@ tokens = view.tokens
 st.header("Your sentence, as the model splits it")
 st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
 whys.show_tokens(view)
-st.caption(f"{len(tokens)} tokens. Q, K and V come from: {view.label}.")
+st.caption(f"{readouts.token_count(view)}. Q, K and V come from: {view.label}.")
 
 st.header("The four steps")
 step_text = [

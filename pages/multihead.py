@@ -7,14 +7,15 @@ from ui import figures
 from ui.labels import unique_labels
 from ui.model import load_analysis
 from ui.settings import settings
-from ui.text import md, pct, plain_small, shorten
+from ui.text import layer_name, md, pct, plain_small, shorten
 
 st.title("Multi-head attention: 12 heads look in 12 ways")
 s = settings()
 model, analysis = load_analysis(s)
 teaching = s.teaching
 layer = st.selectbox("Layer", range(model.n_layers), index=s.layer, key="mh_layer",
-                     help="Every layer of the model has its own 12 heads.")
+                     help="Every layer of the model has its own 12 heads. Layers are counted from 0: layer 0 is the "
+                          "first, layer 5 the sixth and last.")
 tokens = analysis.tokens
 st.markdown(
     "One attention head can follow only one kind of relation at a time. A transformer therefore runs "
@@ -37,12 +38,12 @@ block_gap = float(np.abs(block - analysis.attention_outputs[layer]).max())
 ok = weights_gap <= 1e-5
 if not teaching:
     (st.success if ok else st.warning)(
-        f"{'✓' if ok else '⚠️'} The same numbers as the model (layer {layer}): the 12 heads' weights differ from "
+        f"{'✓' if ok else '⚠️'} The same numbers as the model ({layer_name(layer, model.n_layers)}): the 12 heads' weights differ from "
         f"the model's own by {plain_small(weights_gap)}." if ok else
-        f"⚠️ The 12 heads' weights differ from the model's own (layer {layer}) by {plain_small(weights_gap)}.")
+        f"⚠️ The 12 heads' weights differ from the model's own ({layer_name(layer, model.n_layers)}) by {plain_small(weights_gap)}.")
     with st.expander("What exactly is compared?"):
         st.markdown(
-            f"This page recomputes layer {layer} from the vectors that enter it: the 12 heads' four steps, the "
+            f"This page recomputes {layer_name(layer, model.n_layers)} from the vectors that enter it: the 12 heads' four steps, the "
             f"concatenation, W_O, the residual and LayerNorm. The heads' weights differ from the attention the "
             f"model reports by at most {weights_gap:.1e}; the whole attention block's output (heads → concat → "
             f"W_O → + residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
@@ -52,7 +53,7 @@ titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)
 # The sidebar's selected token (among the shown tokens) in the full sequence: a slide's focus view shows its row.
 shown = [j for j in range(len(tokens)) if s.show_special or not analysis.is_special[j]]
 figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
-                                     f"Layer {layer}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
+                                     f"{layer_name(layer, model.n_layers, capital=True)}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching, selected=shown[min(s.token, len(shown) - 1)]),
              figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
 
@@ -77,7 +78,7 @@ far_a, far_b = np.unravel_index(np.argmax(distances), distances.shape)
 left, right = st.columns([1.3, 1])
 with left:
     figures.show(figures.similarity_map(distances, [f"H{h}" for h in range(len(heads))],
-                                        f"Layer {layer}: distance between heads' attention", teaching=teaching),
+                                        f"{layer_name(layer, model.n_layers, capital=True)}: distance between heads' attention", teaching=teaching),
                  figures.figure_filename("multihead_similarity", s.sentence, f"L{layer}"), teaching)
 with right:
     st.markdown(
@@ -97,7 +98,7 @@ tabs = st.tabs(["Concatenated head outputs", "After W_O", "Block output (model's
 for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after W_O", "block output")):
     with tab:
         by_head = name == "concat"  # only the concatenation's columns belong to one head each
-        figures.show(figures.matrix_heatmap(matrix, unique_labels(tokens), None, f"Layer {layer} · {name}",
+        figures.show(figures.matrix_heatmap(matrix, unique_labels(tokens), None, f"{layer_name(layer, model.n_layers, capital=True)} · {name}",
                                             kind="vectors",
                                             teaching=teaching, y_title="token",
                                             x_title="dimension, in blocks of one head" if by_head else "dimension",

@@ -28,7 +28,8 @@ else:
              rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_K}}_{{{d_model}\times{s.d_k}}}"
              rf" + b_K = \underbrace{{K}}_{{{n}\times{s.d_k}}}")
 if not teaching:
-    st.caption(f"{n} tokens, each a vector of {d_model} numbers, times a {d_model} × {s.d_k} matrix the model "
+    st.caption(f"{n} tokens" + (f" drawn ({readouts.token_count(view)}: [CLS] and [SEP] get their queries and "
+                                 "keys the same way, not drawn)" if view.hidden.size else "") + f", each a vector of {d_model} numbers, times a {d_model} × {s.d_k} matrix the model "
                f"learned in training, gives {n} queries of {s.d_k} numbers (the same for keys).")
 
 columns = st.columns(2)
@@ -66,7 +67,8 @@ explained_matrix(
     (r"\text{scores} = Q\,K^{\top}", r"\text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}"),
     figures.matrix_heatmap(view.drawn_scores(), tokens, view.score_keys,
                            figures.figure_title("Step 1 · raw scores Q·Kᵀ", view.settings.sentence, view.label),
-                           kind="signed", highlight_row=i, teaching=teaching),
+                           kind="signed", highlight_row=i, teaching=teaching,
+                           last_column=view.last_column("scores")),
     "step1_scores",
 )
 

@@ -24,7 +24,8 @@ for column, name, matrix, title in ((columns[0], "step2_before", raw_drawn, "Ste
     with column:
         figures.show(figures.matrix_heatmap(matrix, tokens, view.score_keys,
                                             figures.figure_title(title, view.settings.sentence, view.short_label),
-                                            kind="signed", highlight_row=i, teaching=teaching, bound=bound),
+                                            kind="signed", highlight_row=i, teaching=teaching, bound=bound,
+                                            last_column=view.last_column("scores")),
                      figures.figure_filename(name, view.settings.sentence, view.code), teaching, key=f"fig-{name}")
 me = view.base_index
 raw_row, scaled_row = view.base.raw[me], view.base.scaled[me]  # every key, [CLS] and [SEP] included (learned)
@@ -83,7 +84,10 @@ with right:
         f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}. "
         f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes everything, "
         f"more bits = more evenly spread) {spread}"
-        + (" (over all the tokens the model sees, [CLS] and [SEP] included)." if not view.is_toy else ".")
+        + f" — this one row's, that of {quote(picked_label)}"
+        + (f", over all {readouts.token_count(view)} the model sees" if not view.is_toy else "")
+        + ". (The What-if lab's “no √d_k scaling” reports the mean over every row, the other way round: from "
+          "scaled to unscaled.)"
     )
 specials_note(view, folded=not view.is_toy, scores_too=True)
 step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)

@@ -22,7 +22,8 @@ explained_matrix(
     figures.matrix_heatmap(weights, tokens, keys,
                            figures.figure_title("Step 3 · attention weights", view.settings.sentence,
                                                 view.label),
-                           kind="weights", highlight_row=i, teaching=teaching),
+                           kind="weights", highlight_row=i, teaching=teaching,
+                           last_column=view.last_column("weights")),
     "step3_weights",
 )
 specials_note(view)
@@ -52,7 +53,7 @@ with right:
         f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
     if hidden_rows:
         share = arithmetic[sorted(hidden_rows), 3].sum()
-        st.markdown(f"The sum runs over all {n_all} tokens the model sees, [CLS] and [SEP] included: they take "
+        st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
                     f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
 
 st.header(f"Where {quote(view.token_label)} looks, as lines")

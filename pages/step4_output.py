@@ -34,7 +34,8 @@ if not view.is_toy:
     contributions = view.fold(contributions.T).T  # hidden tokens' rows added into one
 row = view.weights[i]
 stacked = np.vstack([contributions, output[i][None]])
-labels = [f"{w * 100:.0f}% × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
+# Rounded as the sentences round them (pct): "0.1% × v(.)" beside "0.1% from the one other key", not "0%".
+labels = [f"{pct(w)} × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
 words, own = whys.other_words_share(view)
 markers = max(0.0, 1.0 - words - own)
 st.markdown(
@@ -64,7 +65,8 @@ from_markers = (f", and {pct(markers)} from [CLS] and [SEP], which carry no word
                 else "")
 st.markdown(
     f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
-    + (f"**{pct(words)} comes from the other tokens of your sentence**{from_markers}. " if words >= 0.005 else
+    + (f"**{pct(words)} comes from the other tokens of your sentence** "
+       f"({readouts.word_parts(view, row, keys)}){from_markers}. " if words >= 0.005 else
        f"**nothing comes from the other tokens of your sentence**{from_markers}. ")
     + likeness
 )

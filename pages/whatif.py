@@ -22,7 +22,7 @@ st.markdown(
     f"Your sentence with Q, K, V from *{view.label}*. Each variant below changes **one** thing in the "
     "computation; the table measures what it does to every row, and the heatmaps compare it with the normal "
     "computation."
-    + ("" if view.is_toy else " The lab works on every token the model sees, [CLS] and [SEP] included, so "
+    + ("" if view.is_toy else f" The lab works on every token the model sees ({readouts.token_count(view)}), so "
        "“normal” is the model's own attention.")
 )
 parity_badge(view)
@@ -94,13 +94,15 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
                      key=f"lab-o-{name}")
 
 e_normal, e_run = effect(normal, normal), effect(run, normal)
+mean_of = (f" (the average of all {normal.weights.shape[0]} rows' entropies; step 2 prints one row's own, the selected "
+           "token's)")
 entropy_before, entropy_after = e_normal['mean entropy (bits)'], e_run['mean entropy (bits)']
 explain = {
     "no √d_k scaling": ("Without dividing by √d_k the scores are larger, so softmax is more peaked: the mean "
-                        f"entropy goes from {entropy_before:.2f} to {entropy_after:.2f} bits."
+                        f"entropy goes from {entropy_before:.2f} to {entropy_after:.2f} bits{mean_of}."
                         if entropy_before - entropy_after >= 0.005 else
                         f"Without dividing by √d_k the scores are larger, yet the mean entropy stays at "
-                        f"{entropy_after:.2f} bits: "
+                        f"{entropy_after:.2f} bits{mean_of}: "
                         + ("these rows are already all-or-nothing with scaling."
                            if e_normal['mean max weight'] >= 0.99 else "on these rows the difference is too small "
                            "to change the weights.")),

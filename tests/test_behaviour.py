@@ -11,6 +11,7 @@ from attention import core
 from lessons.whatif import effect, variants
 from conftest import run_app
 from ui.settings import MAX_SENTENCE_CHARS
+from lessons.names import layer_head_name
 
 
 def app(page=None, sentence=None, **session):
@@ -108,7 +109,7 @@ def test_pronoun_page_default_and_conclusion_from_numbers():
     weight_on_dog = figure_z(at)
     assert weight_on_dog.shape == (6, 12)
     layer, head = np.unravel_index(np.argmax(weight_on_dog), weight_on_dog.shape)
-    assert f"Layer {layer} head {head} gives “dog” the most weight" in text
+    assert f"{layer_head_name(layer, head, capital=True)} gives “dog” the most weight" in text
 
 
 def test_pronoun_page_without_pronoun():

@@ -12,6 +12,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
+from lessons.names import layer_head_name
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
@@ -65,7 +66,7 @@ def test_shared_link_restores_the_view(server, page):
     page.goto(f"{server}/step3_softmax?{query}")
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "layer 2 head 5" in title and "The cat sat" in title
+    assert "layer 2 (the third of 6), head 5" in title and "The cat sat" in title
     assert "[CLS]" in heatmap_ticks(page)
     assert page.get_by_text("Reading the row of “cat”").count() == 1
 
@@ -96,7 +97,7 @@ def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     assert page.dialogs == []
     assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
     title = page.locator(".js-plotly-plot .g-gtitle", has_text="raw scores").first.text_content()
-    assert f"layer {DEFAULT_LAYER} head {DEFAULT_HEAD}" in title  # invalid layer/head ignored, defaults used
+    assert layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD) in title  # invalid layer/head ignored, defaults used
     assert page.get_by_text("The link's layer value").count() == 1
     assert "<img" in title  # the user's text is shown, as text
 
@@ -128,7 +129,7 @@ def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator('[data-testid="stSidebar"] textarea').input_value() == "Cats run fast"
         title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-        assert "Step 3" in title and "Cats run fast" in title and "layer 2 head 5" in title
+        assert "Step 3" in title and "Cats run fast" in title and "layer 2 (the third of 6), head 5" in title
         page.close()
 
 
@@ -139,7 +140,7 @@ def test_open_a_pronoun_head_in_the_step_pages(server, page):
     page.wait_for_url("**/step3_softmax**", timeout=60_000)
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "A dog ate the food" in title and "learned weights, layer 5 head 11" in title  # most weight on "dog"
+    assert "A dog ate the food" in title and "learned weights, layer 5 (the sixth of 6), head 11" in title  # most weight on "dog"
     assert page.get_by_text("Reading the row of “it”").count() == 1
     assert "sentence=A+dog" in page.url
 

@@ -11,6 +11,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, wait_for_page
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
+from lessons.names import layer_head_name
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -56,10 +57,10 @@ def test_the_previous_word_head_is_one_click_away(server, browser):
     page.goto(f"{server}/step3_softmax")
     wait_for_page(page)
     title = page.locator(".js-plotly-plot").first.text_content()
-    assert f"layer {DEFAULT_LAYER} head {DEFAULT_HEAD}" in title
+    assert layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD) in title
     page.locator('[data-testid="stSidebar"] button').filter(has_text="a head that looks at the previous word").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                           ".some(t => t.textContent.includes('layer 0 head 2'))", timeout=60_000)
+                           ".some(t => t.textContent.includes('layer 0 (the first of 6), head 2'))", timeout=60_000)
     wait_for_page(page)
     assert "layer=0" in page.url and "head=2" in page.url  # the link reopens it
     assert page.locator('[data-testid="stSidebar"] button').filter(

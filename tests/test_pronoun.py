@@ -167,8 +167,8 @@ def test_verdict_ranks_by_absolute_weight_not_by_share():
     assert "**2 of 3 heads** put more attention on “dog” than on “food”, 1 more on “food”." in text
     assert "In 1 of them the two words together get less than 10%" in text
     assert "Of the 2 heads that do look at the two words, 1 prefer “dog”." in text
-    assert ("Layer 0 head 1 gives “dog” the most weight: 40% of the attention of “it” (“food” gets 30%)."
-            in text)
+    assert ("Layer 0 (the first of 1), head 1 gives “dog” the most weight of all 3 heads: 40% of the attention of "
+            "“it” (“food” gets 30%)" in text)
     assert "this head's largest share, 30%, goes to “was”" not in text   # "was" gets 30% here: A is the top
     assert "“dog” is its largest single target" in text
 
@@ -197,7 +197,14 @@ def test_contrast_and_testset_sentences_are_computed():
     summary = pr.contrast_summary(share, contrast, first_is_a=True)
     assert summary["flipped"] == ["L0H0"]
     assert summary["sentence"].startswith("**2** heads are right on the first sentence, **3** on the contrast, "
-                                          "and **1** flip the right way in both: L0H0.")
+                                          "and **1** flip the right way in both: L0H0 (L0H0 = layer 0 (the first of 1), "
+                                          "head 0")
+    assert "blank" not in summary["sentence"]  # nothing said about the grid when the page did not pass it
+    # The flipping heads blank in the preference grid (the two words get < 10% there) are counted apart.
+    blank = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.array([[True, False, False, False]]))
+    assert "It is blank in the preference grid above (L0H0)" in blank["sentence"]
+    looking = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.zeros((1, 4), bool))
+    assert "none is blank in the preference grid" in looking["sentence"]
     assert "about 1 of 4 heads by luck: 1 of 4 is **about what guessing gives**" in summary["sentence"]
     board = pr.Scoreboard(np.array([[10, 12]]), np.array([[1, 6]]), 16, 8, 8, 8)
     assert "**6 of 8**" in pr.testset_conclusion(board)
@@ -221,7 +228,7 @@ def test_one_verdict_with_the_baseline_in_the_same_units():
     text = pr.page_verdict(found, "dog", "food", "it", chance)
     assert text.startswith("**Verdict: in this model, where “it” looks does not tell what it means")
     assert "36 of 72 heads look more at “dog” and 36 more at “food” (guessing would give about 36 each" in text
-    assert ("best head gets 2 of 8 right — the same as one head that guesses (2 of 8) — and the luckiest of 72 "
+    assert ("best head on pairs gets 2 of 8 right — the same as one head that guesses (2 of 8) — and the luckiest of 72 "
             "guessing heads typically gets 5") in text
     lucky = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 6), 16, 8, 8, 8)
     assert pr.page_verdict(found, "dog", "food", "it", lucky).startswith(

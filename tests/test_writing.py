@@ -85,11 +85,11 @@ def whys(at):
 def test_whys_follow_the_sentence_and_quote_its_numbers():
     at = run_app("pages/home.py", "The animal didn't cross the street because it was too tired of Tokenization.")
     tokens = whys(at)["Why do the tokens look like that?"]
-    for shown in ("“The” shows as “the”", "“didn” + “'” + “t”", "“token” + “\\#\\#ization”", "17 of them"):
+    for shown in ("“The” shows as “the”", "“didn” + “'” + “t”", "“token” + “\\#\\#ization”", "17 tokens of your sentence"):
         assert shown in tokens
     at = run_app("pages/home.py", "dogs bark")  # nothing to explain but the specials: no stale sentence
     tokens = whys(at)["Why do the tokens look like that?"]
-    assert "uncased" not in tokens and "apostrophe" not in tokens and "2 of them" in tokens
+    assert "uncased" not in tokens and "apostrophe" not in tokens and "2 tokens of your sentence" in tokens
 
     at = run_app("pages/step3_softmax.py", special=True)
     assert "each add up to 1.0000" in whys(at)["Why must every row add up to 1?"]

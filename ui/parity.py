@@ -10,7 +10,7 @@ from lessons import explain
 from attention.model import ModelLoadError, pytorch_allowed
 from serving.models import reference_model
 
-from .text import plain_small
+from .text import layer_head_name, layer_name, plain_small
 from .view import View
 
 _LOGGER = logging.getLogger(__name__)
@@ -26,14 +26,14 @@ def parity_badge(view: View) -> None:
     if s.teaching:
         return
     ok = view.parity <= 1e-5
-    where = f"layer {s.layer}, head {s.head}"
+    where = layer_head_name(s.layer, s.head, view.model.n_layers)
     (st.success if ok else st.warning)(
         f"✓ The same numbers as the model ({where})." if ok else
         f"⚠️ These numbers differ from the model's own ({where}) by {view.parity:.5f}.")
     with st.expander("What exactly is compared?"):
         st.markdown(
             f"The page computes the four steps itself: the model's learned W_Q, W_K and W_V for {where}, "
-            f"applied to the vectors that enter layer {s.layer}, over the whole sentence with [CLS] and [SEP]. "
+            f"applied to the vectors that enter that layer, over the whole sentence with [CLS] and [SEP]. "
             f"Its attention weights are compared with the attention probabilities the model reports for the "
             f"same layer and head. Largest difference over all {view.analysis.n_tokens} × "
             f"{view.analysis.n_tokens} weights: {plain_small(view.parity)} ({view.parity:.1e}).")
@@ -72,5 +72,5 @@ def pytorch_check_button(view: View) -> None:
     if key in checks:
         gap = checks[key]
         (st.success if gap <= 1e-5 else st.warning)(
-            f"PyTorch's own attention for this sentence, layer {s.layer}, head {s.head} differs from this "
+            f"PyTorch's own attention for this sentence, {layer_head_name(s.layer, s.head, view.model.n_layers)} differs from this "
             f"page's weights by {plain_small(gap, at_most=True)} ({gap:.1e}).")

@@ -15,7 +15,7 @@ from serving.models import analyze, core_attentions
 from . import figures, tables
 from .model import warn_if_truncated
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
-from .text import md, pct, plain_small, quote, shorten
+from .text import layer_head_name, md, pct, plain_small, quote, shorten
 
 DEFAULT = shared.PRONOUN_DEFAULT
 
@@ -169,7 +169,7 @@ def head_detail(rows, analysis, verdict, pronoun, a, b, sentence: str, tag: str,
     layer = c1.selectbox("Layer", range(model.n_layers), index=verdict.best[0], key=f"pron_layer_{detail_key}")
     head = c2.selectbox("Head", range(model.n_heads), index=verdict.best[1], key=f"pron_head_{detail_key}")
     figures.show(figures.row_bars(rows[layer, head], analysis.tokens,
-                                  f"Attention from “{pronoun.text}”, layer {layer} head {head}",
+                                  f"Attention from “{pronoun.text}”, {layer_head_name(layer, head, model.n_layers)}",
                                   teaching=teaching, highlight=pronoun.position),
                  figures.figure_filename("pronoun_row", sentence, f"L{layer}H{head}"), teaching)
     st.caption(f"In this head {quote(pronoun.text)} gives {quote(a.text)} {pct(verdict.weight_a[layer, head])} and "
@@ -238,7 +238,8 @@ def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teachin
             st.info(f"The contrast sentence must contain {quote(pronoun.text)}, {quote(a.text)} and {quote(b.text)}.")
         else:
             c_share = pr.preference(c_analysis.attentions, c_pronoun, c_a, c_b)
-            summary = pr.contrast_summary(verdict.share_a, c_share, first_is_a=answer_first == a.text)
+            summary = pr.contrast_summary(verdict.share_a, c_share, first_is_a=answer_first == a.text,
+                                          elsewhere=verdict.looks_elsewhere)
             figures.show(figures.layer_head_grid(c_share - verdict.share_a,
                                                  f"Change of {a.text}'s share: contrast − first",
                                                  teaching=teaching, colorbar_title="change"),
@@ -272,10 +273,10 @@ def test_set_section(board, teaching: bool) -> None:
         {"who": "always the nearest candidate before the pronoun",
          "sentences right": f"{board.nearest_correct} of {board.n_sentences}",
          "pairs fully right": f"0 of {board.n_pairs}"},
-        {"who": f"best head: layer {best_head[0]} head {best_head[1]}",
+        {"who": f"best head on sentences: {layer_head_name(*best_head)}",
          "sentences right": f"{board.head_correct[best_head]} of {board.n_sentences}",
          "pairs fully right": f"{board.head_pairs[best_head]} of {board.n_pairs}"},
-        {"who": f"best head on pairs: layer {best_pairs[0]} head {best_pairs[1]}",
+        {"who": f"best head on pairs: {layer_head_name(*best_pairs)}",
          "sentences right": f"{board.head_correct[best_pairs]} of {board.n_sentences}",
          "pairs fully right": f"{board.head_pairs[best_pairs]} of {board.n_pairs}"},
     ]
@@ -285,4 +286,7 @@ def test_set_section(board, teaching: bool) -> None:
         "head "
         "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)
         + " (One of many heads can look good by luck alone: that is why the best head is compared with the luckiest "
+        "of as many guessing heads, not with one.) The test set ranks heads by answers right, a different "
+        "question from which head gives one word the most weight in one sentence (the head first drawn in “One "
+        "head in detail”), so its best heads need not be that one."
     )

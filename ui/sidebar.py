@@ -9,6 +9,7 @@ from attention.model import ModelLoadError, models_dir
 from .labels import unique_labels
 from .links import follow_sentence_with_token, link_notices, link_token
 from .model import get_model
+from .text import layer_head_name
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
                        MODES, Settings, clean_sentence)
 
@@ -41,7 +42,8 @@ def sidebar_ui() -> Settings:
         columns = side.columns(2)
         layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
                                      help="The model repeats attention 6 times, each layer reading the one "
-                                          "before. Layer 0 reads the word embeddings.")
+                                          "before. Layers are counted from 0: layer 0 (the first of 6) reads the word "
+                                          "embeddings, layer 5 is the sixth and last.")
         head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
                                     help="Each layer has 12 heads: 12 separate attentions, each with its own "
                                          "W_Q, W_K, W_V, free to look for something different.")
@@ -86,7 +88,7 @@ def head_presets(side, layer: int, head: int) -> None:
     side.caption("Or pick a head by what it does:")
     for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
         current = (layer, head) == (preset_layer, preset_head)
-        side.button(f"{'✓ ' if current else ''}{name} (layer {preset_layer}, head {preset_head})",
+        side.button(f"{'✓ ' if current else ''}{name} ({layer_head_name(preset_layer, preset_head)})",
                     key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
                     disabled=current, use_container_width=True)
 

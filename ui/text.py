@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from lessons.names import layer_head_name, layer_name  # noqa: F401  one way every page names a layer
+
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
 
 

@@ -9,7 +9,7 @@ from lessons import training, training_lab, training_rates
 from serving import shared
 
 from . import figures, tables
-from .text import pct, quote
+from .text import layer_name, pct, quote
 from .view import current_view, steps_for
 
 SNAPSHOT_STEPS = training.LAB_SNAPSHOTS
@@ -43,8 +43,27 @@ def small(x):
 
 
 def loss_range(runs):
+    """The table's loss, printed as the verdict sentences print it (training.loss_words)."""
     spread = training.Spread.of(r.heldout_loss for r in runs)
-    return f"{small(spread.mean)} ({small(spread.low)}–{small(spread.high)})"
+    words = training.loss_words
+    return f"{words(spread.mean)} ({words(spread.low)}–{words(spread.high)})"
+
+
+def share_versus_loss(scaled_runs, unscaled_runs) -> str:
+    """Why two heads with the same right-word share can have very different losses: said with the table's numbers
+    where two rows print the same share, else in general."""
+    text = ("The **right word's share** and the **loss** measure different things: the share is where the attention "
+            "goes, rounded to whole percent; the loss also counts the last few percent that go to wrong words and "
+            "how close the output comes to its target, so it can differ many times over while the share barely "
+            "moves.")
+    for k in COMPARE_D_K:
+        share_a, share_b = (np.mean([r.final_on_target for r in runs[k]]) for runs in (scaled_runs, unscaled_runs))
+        loss_a, loss_b = (np.mean([r.heldout_loss for r in runs[k]]) for runs in (scaled_runs, unscaled_runs))
+        if pct(share_a) == pct(share_b) and max(loss_a, loss_b) > 2 * min(loss_a, loss_b):
+            return (text + f" At d_k = {k} both heads put {pct(share_a)} on the right word, yet their losses are "
+                    f"{training.loss_words(loss_a)} (scaled) and {training.loss_words(loss_b)} (not scaled): the "
+                    "percentage cannot show that difference.")
+    return text
 
 
 def loss_section(run, setting: str, task: str, d_k: int, scaled: bool, teaching: bool) -> None:
@@ -63,7 +82,9 @@ def loss_section(run, setting: str, task: str, d_k: int, scaled: bool, teaching:
     st.markdown(
         f"The loss starts at **{run.losses[0]:.3f}** and ends at **{run.final_loss:.4f}** after {run.steps} steps "
         f"({'less than 1%' if share < 0.01 else pct(share)} of where it started). A head that looked at every "
-        f"allowed word evenly would score {run.baseline_loss:.3f}. On {training.HELDOUT_SENTENCES} sentences it never "
+        f"allowed word evenly would score {training.loss_words(run.baseline_loss)} on this run's sentences (section 3 "
+        "measures it again on its own runs' sentences, so its number differs a little). "
+        f"On {training.HELDOUT_SENTENCES} sentences it never "
         f"saw, its loss is **{training.small_words(run.heldout_loss)}**, it puts **{pct(run.final_on_target)}** of its "
         f"attention on the right word on average, and the right word gets the largest weight in "
         f"**{pct(run.final_accuracy)}** of the rows. (W_Q and W_K step at {run.lr:g}, this setting's own rate; W_V "
@@ -144,6 +165,7 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
                 [loss_range(runs) for _, _, runs in kinds],
             "right word's share": [pct(np.mean([r.final_on_target for r in runs])) for _, _, runs in kinds],
         }, hide_index=True)
+        st.markdown(share_versus_loss(scaled_runs, unscaled_runs))
         for k in COMPARE_D_K:
             _, sentence = training.scaling_verdict(k, scaled_runs[k], unscaled_runs[k],
                                                    training_rates.SWEEP_BEST_LOSSES.get((task, k, False)),
@@ -217,7 +239,7 @@ def jacobian_section(teaching: bool) -> None:
         steps.weights, steps.raw, i, view.analysis.attentions[layer], head)
     jacobian, jacobian_saturated = training.softmax_jacobian(soft_row), training.softmax_jacobian(sat_row)
     st.markdown(
-        f"Two rows of the model's attention from step 3 (layer {layer}, your sentence). A row's **Jacobian** is a "
+        f"Two rows of the model's attention from step 3 ({layer_name(layer, view.model.n_layers)}, your sentence). A row's **Jacobian** is a "
         "table: entry (i, j) says how much weight i moves when score j is nudged up a little. The gradient reaching "
         "the scores is this table times the gradient reaching the weights, so when every entry is near zero, almost "
         "nothing gets through. Both tables use one colour scale, ±0.25 (the most an entry can be, for two weights "
@@ -247,6 +269,10 @@ def jacobian_section(teaching: bool) -> None:
         f"{row_words(sat_i, head, sat_scaled, sat_row, jacobian_saturated)}"
         + (": nearly white, so almost no gradient gets through." if is_saturated
            else ". (No row of this head saturates here, even without scaling: this is the closest.)")
+        + " A row's largest Jacobian entry is its largest w × (1 − w), the number step 2 calls the “fastest rate” "
+        + ("of the selected token's row with and without scaling: these are the same two rows, so step 2 prints "
+           "the same two numbers." if (soft_i, soft_head, sat_i, sat_scaled) == (i, head, i, False) else
+           "of the selected token's row: these are other rows, so step 2 prints other numbers.")
     )
     columns = st.columns(2) if not teaching else (st.container(), st.container())
     for column, matrix, index, row_head, scaled_row, kind in (

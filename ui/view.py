@@ -13,6 +13,7 @@ from serving.sentences import analysis_of
 
 from .labels import unique_labels
 from .model import load_analysis
+from .text import layer_head_name
 from .settings import Settings, settings
 
 
@@ -71,6 +72,14 @@ class View:
     def key_labels(self) -> list[str]:
         """Columns of the weights: the shown tokens, and in learned mode one column for the hidden ones."""
         return self.labels + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
+
+    def last_column(self, kind: str = "weights") -> str | None:
+        """What the hidden markers' column holds, said in the figure: the two numbers added (weights, so each row
+        still adds up to 1) or the larger of the two (scores, which do not add up); None without one."""
+        if self.is_toy or not self.hidden.size:
+            return None
+        names = " and ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
+        return f"{names} added up" if kind == "weights" else f"the larger {'/'.join(names.split(' and '))} score"
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
@@ -134,7 +143,7 @@ class View:
         """The view in a few plain words, for the subtitle of a half-width figure."""
         s = self.settings
         if s.mode == "learned":
-            return f"layer {s.layer} head {s.head}"
+            return layer_head_name(s.layer, s.head, self.model.n_layers)
         if s.mode == "random":
             return f"random, d_k={s.d_k}, seed {s.seed}"
         return "identity"
@@ -143,7 +152,7 @@ class View:
     def label(self) -> str:
         s = self.settings
         if s.mode == "learned":
-            return f"learned weights, layer {s.layer} head {s.head}"
+            return f"learned weights, {layer_head_name(s.layer, s.head, self.model.n_layers)}"
         if s.mode == "random":
             return f"random projections, d_k={s.d_k}, seed {s.seed}"
         return "identity (Q = K = V = X)"

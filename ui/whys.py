@@ -13,12 +13,13 @@ import numpy as np
 import streamlit as st
 
 from attention import core
+from lessons.training import small_words
 
 from . import figures
 from .glossary import term_link
 from .view import View
-from .readouts import shares
-from .text import pct, quote
+from .readouts import shares, token_count
+from .text import layer_name, pct, quote
 
 Whys = list[tuple[str, str]]
 
@@ -75,8 +76,8 @@ def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
                else "They are hidden here; tick “Show [CLS] and [SEP]” in the sidebar to see them.")
     notes.append(f"The model also adds {term_link('[CLS] and [SEP]', '[CLS] and [SEP]', query)} at the start "
                  f"and end. {special}")
-    intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. Your sentence has "
-             f"{len(view.tokens)} of them.")
+    intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. It reads "
+             f"{token_count(view)}.")
     return [("Why do the tokens look like that?", "\n".join([intro, ""] + [f"- {note}" for note in notes]))]
 
 
@@ -90,8 +91,8 @@ def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     n = len(view.tokens)
     n_all = len(view.base_labels)
     size = (f"the score matrix is {n} × {n}, one row and one column per token" if n_all == n else
-            f"the model's score matrix is {n_all} × {n_all}, one row and one column per token, [CLS] and [SEP] "
-            f"included (the picture above draws your {n} words' rows)")
+            f"the model's score matrix is {n_all} × {n_all}, one row and one column per token: "
+            f"{token_count(view)} (the picture above draws the {n} rows of your sentence's tokens)")
     return [
         ("Why “self”-attention?",
          f"Here the {term_link('query, key, value', 'queries, keys and values', query)} all come from your own "
@@ -134,9 +135,10 @@ def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"A {term_link('gradient', 'gradient', query)} says how much a result changes when one input is nudged. "
          "Training follows gradients to improve W_Q and W_K. For softmax, a weight w moves at the rate w × (1 − w) "
          "when its own score is nudged: 0.25 at most (for w = 50%), almost 0 when w is near 0 or 100%. "
-         f"For {quote(view.token_label)} the fastest rate is **{with_scaling:.3f}** with scaling and "
-         f"**{without:.3f}** without it: "
-         + verdict),
+         f"For {quote(view.token_label)} the fastest rate is **{small_words(with_scaling)}** with scaling and "
+         f"**{small_words(without)}** without it (the largest w × (1 − w) in this one row; the Training lab's section 4 "
+         "prints the same kind of number, a row's largest Jacobian entry, for a soft and a saturated row it "
+         "picks): " + verdict),
     ]
 
 
@@ -157,7 +159,9 @@ def step3_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     whole = core.softmax(s.scaled.reshape(1, -1))[0].reshape(n, n)  # one softmax over every cell at once
     cells = (f"all {n * n} cells" if n == rows_drawn == columns_drawn else
              f"all {n * n} cells of the model's whole {n} × {n} matrix ([CLS] and [SEP] have rows and columns "
-             f"too; the picture draws {rows_drawn} rows and {columns_drawn} columns)")
+             f"too; the picture draws {rows_drawn} rows and {columns_drawn} columns"
+             + (f": your sentence's {rows_drawn} tokens, and [CLS] and [SEP] added up in one column"
+                if columns_drawn == rows_drawn + 1 and view.hidden.size else "") + ")")
     # Nudge the key whose weight moves most (w(1 - w) is largest): on a row that is nearly all-or-nothing
     # every key moves little, and the sentence says so.
     top = int(np.argmax(row * (1 - row)))
@@ -237,7 +241,7 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"({term_link('residual connection', 'the residual', query)}) and "
          f"{term_link('LayerNorm', 'LayerNorm', query)} rescales it; then a "
          f"{term_link('feed-forward network', 'feed-forward network', query)} transforms each token on its own. "
-         f"Measured for {me} in layer {layer}: its vector before and after attention has a "
+         f"Measured for {me} in {layer_name(layer, view.model.n_layers)}: its vector before and after attention has a "
          f"{term_link('cosine similarity', 'cosine similarity', query)} of "
          f"{_cosine(block_in, after_attention):.2f} (the residual keeps the word), and after the feed-forward "
          f"network {_cosine(block_in, after_layer):.2f}. The next layer starts from there."),

@@ -66,8 +66,9 @@ def split_title(title: str, whole_sentence: bool = False) -> tuple[str, str]:
     if whole_sentence:
         return head, shorten("“" + tail, 6 * TEACHING_SUBTITLE_CHARS)  # at most six lines
     sentence, closing, view = tail.rpartition("” · ")
-    if closing:
-        tail = shorten(sentence, SENTENCE_CHARS) + closing + view
+    if closing:  # the sentence gives way first: the view's layer and head are never cut off
+        room = SUBTITLE_CHARS - len(closing + view) - 1
+        tail = shorten(sentence, max(12, min(SENTENCE_CHARS, room))) + closing + view
     return head, shorten("“" + tail, SUBTITLE_CHARS)
 
 

@@ -17,7 +17,8 @@ from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PRE
 def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
                    highlight_row: int | None = None, teaching: bool = False,
                    x_title: str = "key token (looked at)", y_title: str = "query token (looking)",
-                   value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None):
+                   value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None,
+                   last_column: str | None = None):
     """A matrix with tokens on the axes. kind: 'weights' (0..1), 'signed' (diverging at 0) or 'vectors'.
 
     value_limit: the most tokens a side with values written in the cells (lower it for a half-width figure).
@@ -26,6 +27,8 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     384 column numbers.
     bound: the colour range ±bound for signed/vector kinds (shared by figures that must compare); default
     the matrix's own largest magnitude.
+    last_column: what the last column is when it is not one token (the hidden [CLS]/[SEP]: their scores' larger
+    one, or their weights added up), said in the figure itself: under the axis, and a dashed line sets it apart.
     """
     matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
     rows = axis_labels(row_tokens)
@@ -67,6 +70,11 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
         int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
+    if last_column and col_tokens is not None:
+        x_title = f"{x_title.split(' (')[0]} · last column: {last_column}"  # short: a phone's width holds it
+        shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": matrix.shape[1] - 1.5,
+                       "x1": matrix.shape[1] - 1.5, "y0": 0, "y1": 1,
+                       "line": {"color": "#4b5563", "width": 2, "dash": "dash"}})
     xaxis = {"title": _axis_title(x_title), "type": "category" if col_tokens is not None else "linear"}
     if column_groups and col_tokens is None and matrix.shape[1] > column_groups:
         n_groups = matrix.shape[1] // column_groups
@@ -100,8 +108,8 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
         shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
                        "line": {"color": HIGHLIGHT, "width": 3}})
     return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
-                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
-                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
+                   yaxis=_reversed_category_axis(title=_axis_title("layer (L0 = the first)")),
+                   xaxis=_category_axis(title=_axis_title("head (H0 = the first)")), shapes=shapes)
 
 
 # The width a slide gives a figure (1280 px screen, the page's padding): multi-head panels a row in teaching mode.
