@@ -76,7 +76,7 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
                                             kind="weights", highlight_row=focus, teaching=teaching,
-                                            value_limit=10 if teaching else 8),  # half-width: smaller cells
+                                            value_limit=None if teaching else 8),  # half-width: smaller cells (a slide: the browser decides)
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,

@@ -269,6 +269,7 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
+    slider_x = 0.5 if not teaching and on_a_phone() else 0.24
     button_font = {"size": sizes["base"] + 2, "color": TICK_COLOUR}  # dark: plotly's default grey is faint on a slide
     # From the top: Play/Pause and the slider, the step and its caption, the vector panel, the row panel (its
     # token labels below it, in the margin plotly grows for them).
@@ -286,7 +287,8 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10}, "font": button_font,
                          "buttons": [play, pause]}],
-        "sliders": [{"active": 0, "steps": slider_steps, "x": 0.24, "len": 0.76, "y": 1.0, "yanchor": "top",
+        # On a phone Play and Pause take about half the figure's width: the slider starts after them, not under them.
+        "sliders": [{"active": 0, "steps": slider_steps, "x": slider_x, "len": 1 - slider_x, "y": 1.0, "yanchor": "top",
                      "pad": {"t": 0, "b": 0, "r": 16}, "currentvalue": {"visible": False},
                      "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 2, "color": SUBTITLE_COLOUR},
                      "ticklen": 4}],
