@@ -45,10 +45,11 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
     import streamlit as st
 
     # An animation (the walk-through) is itself a reveal, frame by frame: its numbers stay.
-    hidden = teaching and st.session_state.get("predict") is True and not fig.frames and not revealed(filename)
+    predict = teaching and st.session_state.get("predict") is True and not fig.frames and writes_numbers(fig)
+    hidden = predict and not revealed(filename)
     shown = without_numbers(fig) if hidden else fig
     st.plotly_chart(shown, config=download_config(filename, teaching, fig._layout.get("height")), key=key)
-    if teaching and st.session_state.get("predict") is True and not fig.frames:
+    if predict:
         st.button("👁 Reveal the numbers" if hidden else "Hide the numbers again", key=f"reveal-{key or filename}",
                   on_click=toggle_reveal, args=(filename,), type="primary" if hidden else "secondary")
     with st.expander(FIGURE_TEXT_LABEL):
@@ -73,6 +74,14 @@ def toggle_reveal(filename: str) -> None:
     shown = set(st.session_state.get(REVEALED_KEY, ()))
     shown ^= {filename}
     st.session_state[REVEALED_KEY] = shown
+
+
+def writes_numbers(fig: go.Figure) -> bool:
+    """Whether the figure writes numbers a class could guess (cell values, bar or table numbers, value ticks)."""
+    meta = fig._layout.get("meta") if isinstance(fig._layout.get("meta"), dict) else {}
+    return bool(meta.get("value_ticks")) or any(
+        trace.get("texttemplate") or trace.get("type") == "table"
+        or (trace.get("type") == "bar" and trace.get("text") is not None) for trace in fig._data)
 
 
 def without_numbers(fig: go.Figure) -> go.Figure:
