@@ -11,7 +11,8 @@ TEACHING_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-top: 3.5rem; padding-left: 3rem; padding-right: 3rem;
                                       max-width: none;}
 .st-key-sentence_inline_box {display: block;}
-.st-key-sentence_inline_box textarea {font-size: 1.3rem;}
+[data-testid="stMain"] textarea, [data-testid="stMain"] input,
+[data-testid="stMain"] [data-baseweb="select"] div {font-size: 1.3rem;}
 /* A slide shows the picture: no parity badge (warnings and errors stay), downloads or tables. */
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stAlertContentSuccess"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
