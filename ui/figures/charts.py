@@ -42,9 +42,9 @@ def compare_bars(series: dict[str, np.ndarray], tokens, title: str, teaching: bo
     layout = dict(fig._layout)
     layout["margin"] = {**layout["margin"], "t": layout["margin"]["t"] + band}
     layout["height"] = layout["height"] + band
-    for shape in ("narrow", "wide"):
+    for shape in ("narrow", "wide"):  # on a phone the legend's two entries take two lines
         if shape in layout.get("meta", {}):
-            layout["meta"][shape]["margin.t"] += band
+            layout["meta"][shape]["margin.t"] += band * (2 if shape == "narrow" else 1)
     return go.Figure({"data": fig._data, "layout": layout}, _validate=False)
 
 
