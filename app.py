@@ -7,6 +7,7 @@ from attention.model import resolve_model_name
 from serving.memory import long_input_slot
 from serving.shared import start_warmup
 from ui import figures
+from ui.menu import page_menu
 from ui.model import preload_model
 from ui.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
 from ui.settings import typed_texts
@@ -39,7 +40,8 @@ pages = {
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
 # first load, not in the middle of it (where Streamlit can lose the page and fall back to home).
 model = preload_model()
-navigation = st.navigation(pages)
+navigation = st.navigation(pages, position="hidden")  # drawn by page_menu (see .streamlit/config.toml)
+page_menu(pages)
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
 # One element for the scripts: an "SVG" button beside each camera, the formulas' fonts fetched at idle, scrolling

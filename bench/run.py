@@ -306,7 +306,7 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
                 page.goto(url)
             elif action == "click":
                 since = time.perf_counter()
-                page.locator('[data-testid="stSidebarNav"] a', has_text=args[0]).first.click()
+                page.locator('.st-key-page_menu a', has_text=args[0]).first.click()
             elif action == "chip":
                 chip = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
                     has_text=re.compile(f"^{re.escape(args[0])}$")).first

@@ -10,7 +10,7 @@ from serving import shared
 from serving.models import analyze
 from ui import figures
 from ui.model import model_or_stop
-from ui.page import step_nav
+from ui.page import layer_head_row, step_nav
 from ui.settings import settings
 from ui.text import layer_head_name, md, pct, quote
 
@@ -24,11 +24,13 @@ st.markdown(
     "they share and see where it looks in each.")
 if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
+model = model_or_stop(s)
+if teaching:  # the slide's own layer and head row: the sidebar is put away
+    layer_head_row(model.n_layers, model.n_heads, layer, head)
 
 left, right = st.columns(2)
 texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=500),
          right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=500)]
-model = model_or_stop(s)
 
 runs = []
 for text in texts:
@@ -94,7 +96,7 @@ cosine = round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)), 2
 st.markdown(
     f"**The word's output from this head** (step 4) in the two sentences: cosine similarity **{cosine:.2f}** "
     "(1 = pointing the same way). Below 1 means the context changed the vector the head passes on for "
-    f"{quote(word)}. Try another layer and head in the sidebar.")
+    f"{quote(word)}. Try another layer and head " + ("in the row at the top of the page." if teaching else "in the sidebar."))
 
 
 st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "

@@ -27,10 +27,15 @@ else:
              rf" + b_Q = \underbrace{{Q}}_{{{n}\times{s.d_k}}}\qquad"
              rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_K}}_{{{d_model}\times{s.d_k}}}"
              rf" + b_K = \underbrace{{K}}_{{{n}\times{s.d_k}}}")
-if not teaching:
+if not teaching:  # said of the projection the page runs: only the learned one was learned in training
+    made_by = {"learned": f"times a {d_model} × {s.d_k} matrix the model learned in training (plus a bias)",
+               "random": f"times a {d_model} × {s.d_k} matrix of random numbers (seed {view.settings.seed}: not "
+                         "learned; the same seed draws the same numbers)",
+               "identity": "taken as they are (no matrix: the textbook toy)"}[view.settings.mode]
     st.caption(f"{n} tokens" + (f" drawn ({readouts.token_count(view)}: [CLS] and [SEP] get their queries and "
-                                 "keys the same way, not drawn)" if view.hidden.size else "") + f", each a vector of {d_model} numbers, times a {d_model} × {s.d_k} matrix the model "
-               f"learned in training, gives {n} queries of {s.d_k} numbers (the same for keys).")
+                                 "keys the same way, not drawn)" if view.hidden.size else "")
+               + f", each a vector of {d_model} numbers, {made_by}, gives {n} queries of {s.d_k} numbers "
+               "(the same for keys).")
 
 columns = st.columns(2)
 for column, name, matrix in zip(columns, "QK", (s.q, s.k)):

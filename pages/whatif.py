@@ -82,8 +82,9 @@ for column, name, steps in ((left, "normal", normal), (right, labels[choice], ru
         figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
                                             kind="signed" if signed else "weights", highlight_row=focus, teaching=teaching,
-                                            # half-width: smaller cells (a score's sign and digits need more)
-                                            value_limit=(14 if signed else 10) if teaching else (12 if signed else 8)),
+                                            # half-width: smaller cells (a score's sign and digits need more; on a
+                                            # slide the browser decides what fits)
+                                            value_limit=None if teaching else (12 if signed else 8)),
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
         figures.show(figures.matrix_heatmap(steps.output, tokens, None,

@@ -83,7 +83,7 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
                            " && f.status === 'loaded')", timeout=20_000)
     assert any(name.startswith("KaTeX_Size1") for name in fetched)
     fetched.clear()
-    page.locator('[data-testid="stSidebarNav"] a', has_text="1 · Query·Key scores").first.click()
+    page.locator('.st-key-page_menu a', has_text="1 · Query·Key scores").first.click()
     wait_for_page(page)
     assert page.locator(".katex").count() >= 2  # step 1 does draw its formulas ...
     assert not [name for name in fetched if name.startswith("KaTeX")]  # ... with the fonts already there

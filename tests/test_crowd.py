@@ -40,7 +40,7 @@ def test_twelve_deep_links_on_a_fresh_server_at_once():
             if name != "quiz":
                 tab.wait_for_selector(".js-plotly-plot", state="attached", timeout=300_000)
             box = tab.locator('[data-testid="stSidebar"] textarea').first
-            navigation = tab.locator('[data-testid="stSidebarNav"]').inner_text()
+            navigation = tab.locator('.st-key-page_menu').inner_text()
             if tab.locator('[data-testid="stException"]').count():
                 problems.append(f"{name}: exception {tab.locator('[data-testid=stException]').first.inner_text()}")
             if box.input_value() != sentence:

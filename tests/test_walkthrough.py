@@ -271,10 +271,10 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     runs.wait_done(page, since)
     assert runs.runs_since(since) == 1 and "token=1" in page.url
     assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
-    page.locator('[data-testid="stSidebarNav"] a', has_text="3 · Softmax").first.click()
+    page.locator('.st-key-page_menu a', has_text="3 · Softmax").first.click()
     page.wait_for_selector("h2:has-text('Reading the row of “am”')", timeout=60_000)
     # Back on the start page: after a chip, a choice in the sidebar's list still wins.
-    page.locator('[data-testid="stSidebarNav"] a', has_text="What self-attention does").first.click()
+    page.locator('.st-key-page_menu a', has_text="What self-attention does").first.click()
     wait_for_page(page)
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
         has_text=re.compile("^good$")).click()

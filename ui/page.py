@@ -212,13 +212,26 @@ def layer_head_control(view: View) -> None:
     without opening the sidebar (learned mode only: the toy modes have no layers)."""
     if not view.settings.teaching or view.is_toy:
         return
-    st.session_state["layer_compact"] = view.settings.layer
-    st.session_state["head_compact"] = view.settings.head
+    layer_head_row(view.model.n_layers, view.model.n_heads, view.settings.layer, view.settings.head)
+
+
+def layer_head_row(n_layers: int, n_heads: int, layer: int, head: int) -> None:
+    """The compact layer and head row (also the compare page's, which always runs a learned head)."""
+    st.session_state["layer_compact"] = layer
+    st.session_state["head_compact"] = head
     left, right = st.columns([6, 12])
-    left.segmented_control("Layer", list(range(view.model.n_layers)), key="layer_compact",
-                           format_func=lambda layer: f"L{layer}", on_change=_pick_layer_head)
-    right.segmented_control("Head", list(range(view.model.n_heads)), key="head_compact",
-                            format_func=lambda head: f"H{head}", on_change=_pick_layer_head)
+    left.segmented_control("Layer", list(range(n_layers)), key="layer_compact",
+                           format_func=_layer_label, on_change=_pick_layer_head)
+    right.segmented_control("Head", list(range(n_heads)), key="head_compact",
+                            format_func=_head_label, on_change=_pick_layer_head)
+
+
+def _layer_label(layer: int) -> str:
+    return f"L{layer}"
+
+
+def _head_label(head: int) -> str:
+    return f"H{head}"
 
 
 def token_picker(view: View) -> None:

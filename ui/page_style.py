@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+# The header stays: it holds the only button that opens the sidebar again (issue 41: without it a slide was a dead
+# end). The content takes the screen's width (a 1920 px projector: ~1820 px), and the sentence box is on the
+# slide itself, so a teacher changes the sentence with the sidebar put away.
 TEACHING_CSS = """<style>
-header[data-testid="stHeader"] {display: none;}
-[data-testid="stMainBlockContainer"] {padding-top: 1.5rem; max-width: 1280px;}
+[data-testid="stMainBlockContainer"] {padding-top: 3.5rem; padding-left: 3rem; padding-right: 3rem;
+                                      max-width: none;}
+.st-key-sentence_inline_box {display: block;}
+[data-testid="stMain"] textarea, [data-testid="stMain"] input,
+[data-testid="stMain"] [data-baseweb="select"] div {font-size: 1.3rem;}
 /* A slide shows the picture: no parity badge (warnings and errors stay), downloads or tables. */
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stAlertContentSuccess"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
@@ -16,6 +22,11 @@ header[data-testid="stHeader"] {display: none;}
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.25rem; line-height: 1.5;}
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.15rem;}
+@media (min-width: 1600px) {
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+  [data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.45rem;}
+  [data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.3rem;}
+}
 </style>"""
 
 
@@ -107,7 +118,7 @@ SCROLL_FOCUS_HTML = """<script>
 
 
 def apply_teaching_layout(teaching: bool) -> None:
-    """Less chrome for slides: no header bar, a 16:9-friendly content width. Static CSS, no user text.
+    """Slides: the screen's whole width, text for the back of the room, the sentence box on the page. Static CSS.
     The page-wide readable styles (BASE_CSS) come with it, in both modes."""
     css = BASE_CSS.replace("</style>", TEACHING_CSS.replace("<style>", "")) if teaching else BASE_CSS
     st.markdown(css, unsafe_allow_html=True)  # one <style> block: Markdown reads text after a closing tag

@@ -66,6 +66,10 @@ def sidebar_ui() -> Settings:
     side.header("Display")
     teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
                            help="Larger text and figures for screenshots and a projector.")
+    if teaching:
+        side.toggle("Predict first: hide the figures' numbers until “Reveal”", key="predict", bind="query-params",
+                    help="Each figure's numbers stay hidden until you press its “Reveal the numbers” button, so "
+                         "the class can guess them first. A new sentence or head hides them again.")
     with side.expander("Model"):
         allowed = models_dir() is not None
         model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",

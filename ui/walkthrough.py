@@ -269,6 +269,10 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
+    # On a phone (a ~300 px plot) Play and Pause take half the plot's width: they start in the left margin and the
+    # slider after them, not under them (it covered Pause).
+    phone = not teaching and on_a_phone()
+    buttons_x, slider_x = (-0.19, 0.38) if phone else (0, 0.24)
     button_font = {"size": sizes["base"] + 2, "color": TICK_COLOUR}  # dark: plotly's default grey is faint on a slide
     # From the top: Play/Pause and the slider, the step and its caption, the vector panel, the row panel (its
     # token labels below it, in the margin plotly grows for them).
@@ -283,10 +287,10 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
         "yaxis2": {"domain": where["row"], "anchor": "x2", "automargin": False, "zeroline": True, "nticks": 5,
                    "zerolinecolor": "#6b7280", "fixedrange": True, **first_layout["yaxis2"]},
         "annotations": first_layout["annotations"],
-        "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
+        "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": buttons_x, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10}, "font": button_font,
                          "buttons": [play, pause]}],
-        "sliders": [{"active": 0, "steps": slider_steps, "x": 0.24, "len": 0.76, "y": 1.0, "yanchor": "top",
+        "sliders": [{"active": 0, "steps": slider_steps, "x": slider_x, "len": 1 - slider_x, "y": 1.0, "yanchor": "top",
                      "pad": {"t": 0, "b": 0, "r": 16}, "currentvalue": {"visible": False},
                      "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 2, "color": SUBTITLE_COLOUR},
                      "ticklen": 4}],

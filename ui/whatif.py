@@ -12,7 +12,7 @@ from serving.sentences import analysis_of
 
 from . import figures
 from .labels import unique_labels
-from .text import md, pct, plain_small, quote
+from .text import layer_head_name, layer_name, md, pct, plain_small, quote
 from .view import View, steps_for
 
 COPIES = (2, 3)  # longer versions of the sentence: it said twice and three times over
@@ -163,21 +163,21 @@ def word_order_section(view: View) -> None:
            f", and {pct(moved.max())} of the row of {quote(labels[int(moved.argmax())])}, the most of any row. ")
         + "The position embeddings are what make word order count"
         + f". On this head {pct(by_head[s.head])} of a row's attention moves, on average; "
-        + (f"on layer 0's {by_head.size} heads from {pct(by_head.min())} to {pct(by_head.max())}, the most on "
+        + (f"on the {by_head.size} heads of {layer_name(0)} from {pct(by_head.min())} to {pct(by_head.max())}, the most on "
            f"head {int(by_head.argmax())} (choose it in the sidebar's head box to see order count more)."
-           if by_head.argmax() != s.head else f"the most of layer 0's {by_head.size} heads (the least: "
+           if by_head.argmax() != s.head else f"the most of the {by_head.size} heads of {layer_name(0)} (the least: "
            f"{pct(by_head.min())})."))
     figures.show(
         figures.paired_bar_panels(
             {"no position embeddings": {"your order": order.plain[me], "shuffled": order.placed[me]},
              "with position embeddings": {"your order": order.model[me], "shuffled": order.model_placed[me]}},
-            labels, figures.figure_title(f"Layer 0 · head {s.head} · the row of {labels[me]}, words shuffled",
+            labels, figures.figure_title(f"{layer_head_name(0, s.head, capital=True)} · the row of {labels[me]}, words shuffled",
                                          s.sentence, "word order"), teaching=teaching),
         figures.figure_filename("whatif_word_order", s.sentence, f"L0H{s.head}-t{me}"), teaching,
         key="whatif-word-order")
     st.caption(
         "Each bar is the share the row gives one token, in your order and in the shuffled sentence (put back under "
-        "the same token). The limits of this lesson: it is layer 0 only (later layers read vectors that already "
+        f"the same token). The limits of this lesson: it is {layer_name(0)} only (later layers read vectors that already "
         "carry positions, mixed in by the layers before); [CLS] and [SEP] stay at the two ends; without position "
         "embeddings the weights are no longer the model's own (it was trained with them); and one shuffle is "
         "shown, always the same for the same sentence.")

@@ -102,8 +102,12 @@ def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          "its matrix has one row per written token and one column per read token."),
         ("Where do Q, K and V come from?",
          f"Each token's {term_link('embedding', 'embedding', query)} (a list of numbers that stands for it) is "
-         f"multiplied by three learned tables, {term_link('W_Q, W_K, W_V', 'W_Q, W_K and W_V', query)}. "
-         f"Each result has d_k = {view.steps.d_k} numbers, the {term_link('dimension', 'dimensions', query)} you "
+         f"multiplied by three learned tables, {term_link('W_Q, W_K, W_V', 'W_Q, W_K and W_V', query)}"
+         + {"learned": "", "random": f" (on this page random tables, drawn from seed {view.settings.seed}, stand in "
+                                     "for the learned ones)",
+            "identity": " (on this page, the textbook toy, no table: Q, K and V are the embeddings themselves)"}
+         .get(view.settings.mode, "") +
+         f". Each result has d_k = {view.steps.d_k} numbers, the {term_link('dimension', 'dimensions', query)} you "
          "see as columns."),
     ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
+import plotly.graph_objects as go
 
 from .alt_text import _plain
 from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure, _grid_domains,
@@ -32,8 +33,19 @@ def compare_bars(series: dict[str, np.ndarray], tokens, title: str, teaching: bo
                "hovertemplate": "%{x}: %{y:.4f}<extra>" + html.escape(name) + "</extra>"}
               for name, v in series.items()]
     yaxis = {"range": [0, 1.05], "tickformat": ".0%"} if percent else {}
-    return _figure(traces, title, teaching, 380, barmode="group", legend={"orientation": "h", "y": -0.2},
-                   xaxis=_category_axis(), yaxis=yaxis)
+    # The legend above the bars, in a band added to the top margin: below them it covered the upright token
+    # labels ("animal" read "anir" on a slide), as plotly grows the margin for each, not for both.
+    fig = _figure(traces, title, teaching, 380, barmode="group",
+                  legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
+                  xaxis=_category_axis(), yaxis=yaxis)
+    band = int(2 * font_sizes(teaching)["base"])
+    layout = dict(fig._layout)
+    layout["margin"] = {**layout["margin"], "t": layout["margin"]["t"] + band}
+    layout["height"] = layout["height"] + band
+    for shape in ("narrow", "wide"):  # on a phone the legend's two entries take two lines
+        if shape in layout.get("meta", {}):
+            layout["meta"][shape]["margin.t"] += band * (2 if shape == "narrow" else 1)
+    return go.Figure({"data": fig._data, "layout": layout}, _validate=False)
 
 
 # A marker on each point while points are few (6 layers, 8 values of d_k); a training curve of 151 or 301 steps

@@ -17,7 +17,7 @@ PREFERENCE_SCALE = get_colorscale("PiYG")
 DISTANCE_SCALE = get_colorscale("Viridis_r")
 HIGHLIGHT = "#f59e0b"
 CELL_TEXT_LIMIT = 14          # tokens per side up to which values are written in the cells
-TEACHING_CELL_TEXT_LIMIT = 18
+TEACHING_CELL_TEXT_LIMIT = 40  # a 1920 px slide; the browser hides values that do not fit (FIT_CELL_TEXT_HTML)
 TICK_COLOUR = "#1f2937"       # near-black: light grey tick labels vanish on a projector
 SUBTITLE_COLOUR = "#4b5563"
 # Plotly's toolbar floats over the figure's top-right corner while the pointer is on it (and so in a

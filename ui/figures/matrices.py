@@ -209,7 +209,6 @@ def query_meets_keys(products, scores, key_tokens, query_token: str, title: str,
             "hovertemplate": f"q({query}) × k(%{{y}}), number %{{x}}: %{{z:.3f}}<extra></extra>"}
     bars = {"type": "bar", "orientation": "h", "x": scores, "y": labels, "xaxis": "x2", "yaxis": "y2",
             "marker": {"color": ["#dc2626" if v >= 0 else "#2563eb" for v in scores]},
-            "text": [f"{v:.2f}" for v in scores], "textposition": "auto",
             "hovertemplate": "score with %{y}: %{x:.4f}<extra></extra>"}
     # On a slide every key keeps its 18 px label: the figure grows past a screen's height rather than thin them.
     height = int(min(1600 if teaching else 900, 160 + max(len(labels), 3) * (34 if teaching else 26)))
@@ -219,7 +218,11 @@ def query_meets_keys(products, scores, key_tokens, query_token: str, title: str,
                    yaxis=_reversed_category_axis(title=_axis_title("key token")),
                    xaxis2={"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
                            "title": _axis_title("sum = score")},
-                   yaxis2=_reversed_category_axis(anchor="x2", showticklabels=False))
+                   # Each sum as a tick label right of its bar: the margin grows for it, so it is never cut (as
+                   # text on a bar it was, on a phone: "25.95" drawn as "2").
+                   yaxis2=_reversed_category_axis(anchor="x2", side="right", tickmode="array", tickvals=labels,
+                                                  ticktext=[f"{v:.2f}" for v in scores]),
+                   meta={"value_ticks": ["yaxis2"]})
 
 
 def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = False, highlight: int | None = None):
@@ -229,13 +232,19 @@ def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = 
     fill = [["#fde68a" if r == highlight else "white" for r in range(len(key_tokens))]] * len(cells)
     size = 18 if teaching else 13
     row_height = 32 if teaching else 26
+    phone = not teaching and on_a_phone()
+    # On a phone each column is ~60 px: the headers wrap over up to four lines, and the title over more lines
+    # within the same height (Streamlit keeps a drawn figure's height), which cut the last row off.
+    header_height = 4 * 17 if phone else row_height + 8
+    # Dark text (plotly's default, inherited from Streamlit's theme, was grey rgb(128,132,149): 3.7:1 on white).
+    font = {"size": size, "color": TICK_COLOUR}
     trace = {"type": "table", "columnwidth": [1.4] + [1.0] * arithmetic.shape[1],
              "header": {"values": ["key token"] + [html.escape(c) for c in columns], "align": "center",
-                        "fill": {"color": "#e5e7eb"}, "font": {"size": size}, "height": row_height + 8},
+                        "fill": {"color": "#e5e7eb"}, "font": font, "height": header_height},
              "cells": {"values": cells, "align": ["left"] + ["right"] * arithmetic.shape[1],
-                       "fill": {"color": fill}, "font": {"size": size}, "height": row_height}}
+                       "fill": {"color": fill}, "font": font, "height": row_height}}
     # Tall enough that plotly never scrolls inside the table (a screenshot would cut rows off).
-    height = int(130 + (len(key_tokens) + 2) * row_height)
+    height = int(130 + (len(key_tokens) + 1) * row_height + header_height + (60 if phone else 0))
     return _figure([trace], title, teaching, height)
 
 
