@@ -74,20 +74,23 @@ def gelu(x):  # [...] -> [...], the exact (erf) GELU that BERT's "gelu" means, n
     return out
 
 
-def self_attention(x, p, n_heads):  # [n, d_model] -> [n, d_model] context, [n_heads, n, n] probabilities
+def self_attention(x, p, n_heads, knocked_out=None):  # [n, d_model] -> [n, d_model] context, [n_heads, n, n]
     """All heads at once, with the core's own projection, head split and softmax.
 
     Q, K and V come from one projection with W_Q, W_K, W_V side by side (GPT-2's c_attn): one matrix product
-    instead of three.
+    instead of three. knocked_out ([n_heads] bool): those heads' weights become the identity (1 on the token
+    itself, 0 elsewhere), so their output is each token's own value: an ablation, for lessons/meaning.py.
     """
     qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
     q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
     probabilities = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1]))
+    if knocked_out is not None and np.any(knocked_out):
+        probabilities[np.asarray(knocked_out, dtype=bool)] = np.eye(len(x), dtype=probabilities.dtype)
     return core.merge_heads(probabilities @ v), probabilities
 
 
-def encoder_layer(x, p, n_heads, eps):  # [n, d_model] -> [n, d_model] out, attention block out, probabilities
-    context, probabilities = self_attention(x, p, n_heads)
+def encoder_layer(x, p, n_heads, eps, knocked_out=None):  # [n, d_model] -> [n, d_model] out, block out, weights
+    context, probabilities = self_attention(x, p, n_heads, knocked_out)
     attended = core.layer_norm(core.project(context, p["attention.output.dense.weight"],
                                             p["attention.output.dense.bias"]) + x,
                                p["attention.output.LayerNorm.weight"], p["attention.output.LayerNorm.bias"], eps)
@@ -173,3 +176,14 @@ class NumpyBert:
             attention_outputs.append(attended)
             attentions.append(probabilities)
         return BertOutputs(np.stack(hidden_states), np.stack(attentions), np.stack(attention_outputs))
+
+    def hidden_states_knocked_out(self, ids, knocked_out, first_layer=0, entering=None, stop_layer=None):
+        """Hidden states [stop - first + 1, n, d_model] with some heads' attention knocked out (knocked_out:
+        [n_layers, n_heads] bool), layers first_layer..stop_layer - 1 run; entering is first_layer's input (a
+        normal pass's hidden state, as the layers before it are unchanged), the embeddings when None."""
+        x = self.embed(np.asarray(ids)) if entering is None else entering
+        states = [x]
+        for layer in range(first_layer, self.n_layers if stop_layer is None else stop_layer):
+            x = encoder_layer(x, self.layers[layer], self.n_heads, self.eps, knocked_out[layer])[0]
+            states.append(x)
+        return np.stack(states)

@@ -361,6 +361,17 @@ class AttentionModel:
         attentions = torch.stack(out.attentions)[:, 0].cpu().numpy()
         return hidden, attentions, np.stack([captured[i] for i in range(self.n_layers)])
 
+    def knocked_out_states(self, sentence: str, knocked_out: np.ndarray, first_layer: int = 0,
+                           entering: np.ndarray | None = None, stop_layer: int | None = None) -> np.ndarray:
+        """The sentence's hidden states with the heads marked in knocked_out ([n_layers, n_heads] bool) attending
+        only to each token itself (NumpyBert.hidden_states_knocked_out); numpy backend only."""
+        if self.backend != "numpy":
+            raise ModelLoadError("Knocking attention out needs a model the app runs in numpy (the bundled one).")
+        with self._lock:
+            ids = self._encode(sentence)[0]
+        return self._numpy_bert.hidden_states_knocked_out(ids, np.asarray(knocked_out, dtype=bool), first_layer,
+                                                          entering, stop_layer)
+
     def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
         """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.
 

@@ -19,7 +19,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from lessons import pronoun, training
+from lessons import meaning, pronoun, training
 from attention.model import AttentionModel
 
 from . import diskcache
@@ -63,6 +63,24 @@ def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
 
     key = pronoun_key(model)
     return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("pronoun", key, model, score))
+
+
+def meaning_key(model: AttentionModel, word: str, group_a, group_b) -> tuple:
+    return ("meaning", model.name, word.strip(), tuple(group_a), tuple(group_b))
+
+
+def meaning_measurement(model: AttentionModel, word: str, group_a: list[str], group_b: list[str],
+                        progress=None) -> meaning.Measurement:
+    """The meaning page's numbers for one word and its two groups, measured once per process (the built-in sets
+    by the warm-up); progress(share) is called only when this call is the one that measures. A WordSetError
+    is raised, never kept."""
+    return SHARED_RESULTS.get_or_compute(meaning_key(model, word, group_a, group_b),
+                                         lambda: meaning.measure(model, word, group_a, group_b, progress))
+
+
+def builtin_meaning_keys(model: AttentionModel):
+    for word_set in meaning.BUILT_IN.values():
+        yield word_set, meaning_key(model, word_set.word, word_set.meaning_a, word_set.meaning_b)
 
 
 def training_key(model: AttentionModel, **run) -> tuple:
@@ -118,6 +136,10 @@ def warm_items(model: AttentionModel):
     for sentence in BUILTIN_SENTENCES:
         analysis = model.analyze(sentence)
         yield "sentence", sentence, (analysis, stored_core_attentions(model, analysis))
+    if model.backend == "numpy":  # the meaning page's built-in word sets (its knockouts need the numpy model)
+        for word_set, key in builtin_meaning_keys(model):
+            yield "shared", key, meaning_measurement(model, word_set.word, list(word_set.meaning_a),
+                                                     list(word_set.meaning_b))
     if model.embedding_tables() is not None:
         main, compare = lab_runs()
         for run in [main, *compare]:

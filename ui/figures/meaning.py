@@ -1,0 +1,121 @@
+"""The meaning page's figures: separation and nearest-neighbour accuracy by layer, the sentence-by-sentence
+similarity matrix that plays layer by layer in the browser, and the separation each head's knockout costs."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from .animation import with_frames
+from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
+                     _reversed_category_axis, font_sizes)
+
+MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"
+SIMILARITY_SCALE = "Viridis"
+
+
+def layer_labels(n_states: int) -> list[str]:
+    """The x axis: the embeddings, then the output of each layer in the app's numbers (0-5)."""
+    return ["embeddings"] + [f"layer {layer}" for layer in range(n_states - 1)]
+
+
+def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = False) -> dict:
+    value = "%{y:.0%}" if percent else "%{y:+.3f}"
+    return {"type": "scatter", "x": x, "y": np.asarray(y, dtype=np.float64), "mode": "lines+markers",
+            "name": html.escape(name), "line": {"color": colour, "width": 3, "dash": dash},
+            "marker": {"size": 9}, "hovertemplate": f"{html.escape(name)}, %{{x}}: {value}<extra></extra>"}
+
+
+def separation_chart(separation, knocked_out, title: str, teaching: bool = False):
+    """Separation by layer: the model, and the same model with attention knocked out (y = the numbers exactly)."""
+    x = layer_labels(len(separation))
+    traces = [_line(x, separation, "the model", MODEL_COLOUR),
+              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
+    return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                   xaxis=_category_axis(title=_axis_title("after")),
+                   yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
+
+
+def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: bool = False):
+    """Nearest-neighbour accuracy by layer against chance (a random other sentence)."""
+    x = layer_labels(len(accuracy))
+    traces = [_line(x, accuracy, "the model", MODEL_COLOUR, percent=True),
+              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash", percent=True),
+              {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
+    return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                   xaxis=_category_axis(title=_axis_title("after")),
+                   yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
+
+
+def head_cost_bars(costs, layer: int, title: str, teaching: bool = False, marked=()):
+    """The separation each head of one layer costs when it alone is knocked out; the costliest marked."""
+    costs = np.asarray(costs, dtype=np.float64)
+    labels = [f"head {h}" for h in range(len(costs))]
+    trace = {"type": "bar", "x": labels, "y": costs, "name": "separation lost",
+             "marker": {"color": [HIGHLIGHT if h in marked else MODEL_COLOUR for h in range(len(costs))]},
+             "text": [f"{v:.3f}" for v in costs], "textposition": "outside", "cliponaxis": False,
+             "textfont": {"size": font_sizes(teaching)["cell"], "color": TICK_COLOUR},
+             "hovertemplate": f"layer {layer}, %{{x}} knocked out: separation lower by %{{y:.4f}}<extra></extra>"}
+    top = max(float(costs.max()), 0.0)
+    low = min(float(costs.min()), 0.0)
+    pad = 0.15 * ((top - low) or 0.01)
+    return _figure([trace], title, teaching, 360, showlegend=False,
+                   xaxis=_category_axis(title=_axis_title(f"the head of layer {layer} knocked out")),
+                   yaxis={"title": _axis_title("separation lost"), "range": [low - pad * (low < 0), top + pad],
+                          "zeroline": True, "zerolinecolor": "#9ca3af"})
+
+
+def similarity_frames(similarity, labels: list[str], title: str, teaching: bool = False, split: int | None = None):
+    """The cosine similarity of the word's vectors in each pair of sentences, one frame per layer: Play and the
+    slider step through the layers in the browser (no rerun). The colour range is the same in every frame
+    (the off-diagonal values of all layers), so a block that appears is a real change. split: the number of
+    sentences of the first meaning, where a line divides the two groups."""
+    similarity = np.asarray(similarity, dtype=np.float32)
+    n_states, m = similarity.shape[0], similarity.shape[1]
+    off = similarity[:, ~np.eye(m, dtype=bool)]
+    zmin, zmax = float(off.min()), float(off.max())
+    sizes = font_sizes(teaching)
+    names = layer_labels(n_states)
+    heat = {"type": "heatmap", "z": similarity[0], "x": labels, "y": labels, "colorscale": SIMILARITY_SCALE,
+            "zmin": zmin, "zmax": zmax, "xgap": 1, "ygap": 1,
+            "colorbar": {"thickness": 12, "title": {"text": "cosine"}},
+            "hovertemplate": "%{y} and %{x}: %{z:.3f}<extra></extra>"}
+    if m <= (10 if teaching else 16):
+        heat["texttemplate"] = "%{z:.2f}"
+        heat["textfont"] = {"size": sizes["cell"]}
+    frames = [{"name": str(L), "data": [{"type": "heatmap", "z": similarity[L]}], "traces": [0]}
+              for L in range(n_states)]
+    steps = [{"method": "animate", "label": names[L],
+              "args": [[str(L)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                                  "transition": {"duration": 0}}]} for L in range(n_states)]
+    play = {"label": "▶ Play", "method": "animate",
+            "args": [None, {"frame": {"duration": 1100, "redraw": True}, "fromcurrent": True,
+                            "transition": {"duration": 0}}]}
+    pause = {"label": "❚❚ Pause", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                               "transition": {"duration": 0}}]}
+    shapes = []
+    if split is not None and 0 < split < m:
+        edge = split - 0.5
+        line = {"color": "white", "width": 4}
+        shapes = [{"type": "line", "xref": "x", "yref": "y", "x0": edge, "x1": edge, "y0": -0.5, "y1": m - 0.5,
+                   "line": line},
+                  {"type": "line", "xref": "x", "yref": "y", "x0": -0.5, "x1": m - 0.5, "y0": edge, "y1": edge,
+                   "line": line}]
+    layout = {
+        "shapes": shapes,
+        "xaxis": _category_axis(title=_axis_title("sentence"), tickangle=-45),
+        "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 0.86]),
+        "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
+                         "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
+                         "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR}, "buttons": [play, pause]}],
+        "sliders": [{"active": 0, "steps": steps, "x": 0.22, "len": 0.78, "y": 1.0, "yanchor": "top",
+                     "pad": {"t": 0, "b": 0, "r": 16},
+                     "currentvalue": {"visible": True, "prefix": "now: ", "xanchor": "right",
+                                      "font": {"size": sizes["base"], "color": TICK_COLOUR}},
+                     "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
+                     "ticklen": 4}],
+    }
+    height = int(min(900 if teaching else 760, 260 + m * (40 if teaching else 30)))
+    return with_frames(_figure([heat], title, teaching, height, **layout), frames)
