@@ -366,7 +366,7 @@ class AttentionModel:
         """The sentence's hidden states with the heads marked in knocked_out ([n_layers, n_heads] bool) attending
         only to each token itself (NumpyBert.hidden_states_knocked_out); numpy backend only."""
         if self.backend != "numpy":
-            raise ModelLoadError("Knocking attention out needs a model the app runs in numpy (the bundled one).")
+            raise ModelLoadError("Knocking attention out needs a model this app runs itself (the bundled one does).")
         with self._lock:
             ids = self._encode(sentence)[0]
         return self._numpy_bert.hidden_states_knocked_out(ids, np.asarray(knocked_out, dtype=bool), first_layer,

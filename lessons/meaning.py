@@ -364,6 +364,9 @@ def accuracy_story(result: Measurement) -> str:
             f"{share(acc[0])} of the {len(result.sentences)} sentences; {stage(last)} for {share(acc[last])}"
             f" (best {share(acc.max())}, {stage(int(np.argmax(acc)))}). With attention knocked out: "
             f"{share(out[last])} {stage(last)}. Chance, a random other sentence: {share(result.chance)}.")
+    if out.max() > result.chance + 0.05:
+        said += (" With attention knocked out the word's vector depends only on where it stands in the sentence (the "
+                 "same place, the same vector), so a score above chance there comes from positions alone.")
     if acc[last] <= result.chance:
         said += " **The model does no better than chance here** after its last layer."
     return said

@@ -280,3 +280,13 @@ def test_typed_text_is_escaped_and_a_long_text_is_cut():
     assert "after the part of the text the model reads" in warnings
     page = " ".join(texts(at) + [str(c.value) for c in at.main.get("caption")] + [w.value for w in at.warning])
     assert "**bold**" not in page and "<b>html</b>" not in page and "](http" not in page
+
+
+def test_a_link_holds_only_what_was_changed():
+    """The browser writes a box into the link only once it differs from the default set: a link with one
+    group alone keeps the default word and other group."""
+    at = open_page(meaning_a="I fished from the bank.\nThe bank was steep.")
+    assert not at.exception
+    assert at.text_input(key="word").value == "bank"
+    assert at.text_area(key="meaning_b").value == "\n".join(me.BUILT_IN["bank"].meaning_b)
+    assert any("Measured on 2 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))

@@ -34,12 +34,13 @@ def fill_with(word: str) -> None:
 def word_set_inputs(teaching: bool) -> tuple[str, list[str], list[str], tuple[str, str]]:
     """The word and its two groups as typed (from the link on a first visit, else the bank set), and the names
     of the two meanings (a built-in set's, else "meaning A" and "meaning B")."""
-    params = st.query_params
-    if WORD_KEY not in st.session_state and not any(k in params for k in (WORD_KEY, A_KEY, B_KEY)):
-        fill_with(me.DEFAULT_WORD)
-    elif params.get(WORD_KEY, "").strip().lower() in me.BUILT_IN and A_KEY not in params and B_KEY not in params \
-            and WORD_KEY not in st.session_state:  # a link with a built-in word alone: its sentences too
-        fill_with(params[WORD_KEY].strip().lower())
+    # A bound box writes its value into the link once it differs from what the page first showed, the default
+    # set's: a box missing from a link therefore holds the default set's value.
+    default = me.BUILT_IN[me.DEFAULT_WORD]
+    for key, value in ((WORD_KEY, default.word), (A_KEY, "\n".join(default.meaning_a)),
+                       (B_KEY, "\n".join(default.meaning_b))):
+        if key not in st.session_state and key not in st.query_params:
+            st.session_state[key] = value
     cols = st.columns(len(me.BUILT_IN) + 1)
     cols[0].markdown("**Built-in sets:**")
     for col, (word, word_set) in zip(cols[1:], me.BUILT_IN.items()):
@@ -107,10 +108,10 @@ def input_notes(result: me.Measurement, names: tuple[str, str]) -> None:
 def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) -> None:
     word = quote(result.word)
     body = (
-        f"- **The word's vector after a layer**: the model's own hidden state of {word}'s token at the output of that "
+        f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of that "
         "layer (layers 0 to 5, as the sidebar counts them); **embeddings** is the embedding layer's output, before "
         "any attention. A word cut into several pieces: the mean of its pieces.\n"
-        f"- **Separation** = the mean cosine similarity of {word}'s vectors over pairs of sentences with the same "
+        f"- **Separation** = the mean cosine similarity of the vectors of {word} over pairs of sentences with the same "
         "meaning − the mean over pairs with different meanings. 0: the meanings are not apart; above 0: the word "
         "points more alike within a meaning than across.\n"
         "- **Nearest-neighbour accuracy**: leave each sentence out, find the most similar of the others (cosine), "
@@ -155,7 +156,7 @@ def separation_section(result: me.Measurement, teaching: bool):
 def matrix_section(result: me.Measurement, names: tuple[str, str], teaching: bool):
     st.header("Sentence by sentence")
     if not teaching:
-        st.markdown(f"Each cell is the cosine similarity of {quote(result.word)}'s vectors in two sentences "
+        st.markdown(f"Each cell is the cosine similarity of the vectors of {quote(result.word)} in two sentences "
                     f"(1 = the same direction). The first {result.n_a} rows and columns are {md(names[0])}, the "
                     f"last {result.n_b} {md(names[1])}. Press **▶ Play** or drag the slider: when the meanings come "
                     "apart, two brighter blocks appear on the diagonal, layer by layer.")
@@ -203,7 +204,7 @@ def heads_section(result: me.Measurement, teaching: bool):
     st.markdown(story)
     sentence, token = result.sentences[0], result.first_token[0]
     for head in costly:
-        st.button(f"Open layer {layer}, head {head} on the step pages, with {md(shorten(sentence, 50))} →",
+        st.button(f"Open layer {layer}, head {head} in the step pages, on {quote(shorten(sentence, 40))} →",
                   on_click=open_head_in_steps, key=f"meaning_open_{head}",
                   args=(sentence, layer, head, token, STEP_PAGE))
     if st.session_state.pop("_goto", None):

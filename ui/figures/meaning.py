@@ -13,6 +13,7 @@ from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _cate
 
 MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"
 SIMILARITY_SCALE = "Viridis"
+CONTROLS_PX = 130  # Play/Pause and the slider with its labels, above the matrix
 
 
 def layer_labels(n_states: int) -> list[str]:
@@ -33,7 +34,7 @@ def separation_chart(separation, knocked_out, title: str, teaching: bool = False
     traces = [_line(x, separation, "the model", MODEL_COLOUR),
               _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
     return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title("after")),
+                   xaxis=_category_axis(title=_axis_title("the word's vector after")),
                    yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
 
 
@@ -44,7 +45,7 @@ def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: b
               _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash", percent=True),
               {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
     return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title("after")),
+                   xaxis=_category_axis(title=_axis_title("the word's vector after")),
                    yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
 
 
@@ -95,6 +96,8 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
+    height = int(min(980 if teaching else 800, 300 + m * (40 if teaching else 30)))
+    plot_px = height - 60  # _figure's plot area: the height less the old title margin; the labels below take ~80
     shapes = []
     if split is not None and 0 < split < m:
         edge = split - 0.5
@@ -106,7 +109,7 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     layout = {
         "shapes": shapes,
         "xaxis": _category_axis(title=_axis_title("sentence"), tickangle=-45),
-        "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 0.86]),
+        "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 1 - CONTROLS_PX / plot_px]),
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
                          "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR}, "buttons": [play, pause]}],
@@ -117,5 +120,4 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
                      "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
                      "ticklen": 4}],
     }
-    height = int(min(900 if teaching else 760, 260 + m * (40 if teaching else 30)))
     return with_frames(_figure([heat], title, teaching, height, **layout), frames)
