@@ -290,3 +290,21 @@ def test_a_link_holds_only_what_was_changed():
     assert at.text_input(key="word").value == "bank"
     assert at.text_area(key="meaning_b").value == "\n".join(me.BUILT_IN["bank"].meaning_b)
     assert any("Measured on 2 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))
+
+
+def test_quiz_questions_are_built_from_the_measured_numbers(measured):
+    from lessons.questions import MEANING, meaning_questions
+
+    result = measured["bank"]
+    questions = {q.key: q for q in meaning_questions(result, ("river", "money"), lambda t: f"“{t}”")}
+    assert set(questions) == {"meaning_before", "meaning_knocked_out", "meaning_heads"}
+    assert questions["meaning_before"].right_option.startswith("Almost the same")
+    assert questions["meaning_knocked_out"].right_option.startswith("It stays near 0")
+    assert me.signed(result.separation[-1]) in questions["meaning_before"].explanation
+    assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_knocked_out"].explanation
+    head = result.costliest_heads()[0]
+    assert f"head {head} of layer {result.growth_layer - 1}" in questions["meaning_heads"].explanation
+    assert all(q.page == MEANING for q in questions.values())
+    at = run_app("pages/quiz.py")
+    assert not at.exception
+    assert any("how alike is the vector of “bank”" in m.value for m in at.markdown)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from attention.model import ModelLoadError
 from lessons import meaning as me
+from lessons.questions import meaning_questions
 from serving import shared
 
 from . import figures
@@ -126,8 +127,8 @@ def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) 
             st.markdown(body)
     else:
         st.markdown(body)
-    st.latex(r"\text{separation}(\ell) = \overline{\cos}_{\text{same meaning}}(\ell)"
-             r" - \overline{\cos}_{\text{different meanings}}(\ell)")
+    st.latex(r"\text{separation}(\ell) = \overline{\cos}_{\text{same}}(\ell)"
+             r" - \overline{\cos}_{\text{different}}(\ell)")
 
 
 def _title(text: str, word: str) -> str:
@@ -237,3 +238,14 @@ def downloads(result: me.Measurement, names: tuple[str, str]) -> None:
                        file_name=_filename("numbers", result.word) + ".csv", mime="text/csv", key="meaning-csv",
                        on_click="ignore")
 
+
+
+def meaning_quiz(model) -> list:
+    """The quiz's questions on this page's built-in "bank" set (measured once per process, by the warm-up); none for a
+    model whose attention this app cannot knock out."""
+    word_set = me.BUILT_IN[me.DEFAULT_WORD]
+    try:
+        result = shared.meaning_measurement(model, word_set.word, list(word_set.meaning_a), list(word_set.meaning_b))
+    except (ModelLoadError, me.WordSetError):
+        return []
+    return meaning_questions(result, (word_set.name_a, word_set.name_b), quote)

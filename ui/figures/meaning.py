@@ -13,12 +13,27 @@ from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _cate
 
 MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"
 SIMILARITY_SCALE = "Viridis"
-CONTROLS_PX = 130  # Play/Pause and the slider with its labels, above the matrix
+CONTROLS_PX = 150
+X_TITLE = "the word's vector after"  # Play/Pause and the slider with its labels, above the matrix
 
 
 def layer_labels(n_states: int) -> list[str]:
     """The x axis: the embeddings, then the output of each layer in the app's numbers (0-5)."""
     return ["embeddings"] + [f"layer {layer}" for layer in range(n_states - 1)]
+
+
+def _narrow_layer_axis(fig, n_states: int, legend_y: float):
+    """On a phone (the page's relayout script, ui/figures/show.py): the layers as bare numbers, so seven labels fit
+    without turning, and the legend further down."""
+    meta = fig._layout.setdefault("meta", {})
+    labels = layer_labels(n_states)
+    meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
+                                          "xaxis.ticktext": ["emb."] + [str(n) for n in range(n_states - 1)],
+                                          "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = embeddings)",
+                                          "legend.y": legend_y - 0.12})
+    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": X_TITLE,
+                                        "legend.y": legend_y})
+    return fig
 
 
 def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = False) -> dict:
@@ -33,9 +48,10 @@ def separation_chart(separation, knocked_out, title: str, teaching: bool = False
     x = layer_labels(len(separation))
     traces = [_line(x, separation, "the model", MODEL_COLOUR),
               _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
-    return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title("the word's vector after")),
-                   yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
+    fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)), yaxis={"title": _axis_title("separation"), "zeroline": True,
+                                                 "zerolinecolor": "#9ca3af"})
+    return _narrow_layer_axis(fig, len(x), -0.3)
 
 
 def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: bool = False):
@@ -44,9 +60,10 @@ def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: b
     traces = [_line(x, accuracy, "the model", MODEL_COLOUR, percent=True),
               _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash", percent=True),
               {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
-    return _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title("the word's vector after")),
-                   yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
+    fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
+                  yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
+    return _narrow_layer_axis(fig, len(x), -0.3)
 
 
 def head_cost_bars(costs, layer: int, title: str, teaching: bool = False, marked=()):
@@ -113,7 +130,8 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
                          "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR}, "buttons": [play, pause]}],
-        "sliders": [{"active": 0, "steps": steps, "x": 0.22, "len": 0.78, "y": 1.0, "yanchor": "top",
+        # The slider on a row of its own under the buttons: beside them it ran into them on a phone.
+        "sliders": [{"active": 0, "steps": steps, "x": 0, "len": 1.0, "y": 1.0 - 44 / plot_px, "yanchor": "top",
                      "pad": {"t": 0, "b": 0, "r": 16},
                      "currentvalue": {"visible": True, "prefix": "now: ", "xanchor": "right",
                                       "font": {"size": sizes["base"], "color": TICK_COLOUR}},
