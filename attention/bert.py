@@ -91,13 +91,30 @@ def self_attention(x, p, n_heads, knocked_out=None):  # [n, d_model] -> [n, d_mo
 
 def encoder_layer(x, p, n_heads, eps, knocked_out=None):  # [n, d_model] -> [n, d_model] out, block out, weights
     context, probabilities = self_attention(x, p, n_heads, knocked_out)
+    return (*after_attention(context, x, p, eps), probabilities)
+
+
+def each_head_knocked_out(x, p, n_heads, eps):  # [n, d_model] -> [n_heads, n, d_model]
+    """The layer's output with one head knocked out (its output each token's own value), for every head at once:
+    the projections and weights are computed once, the rest of the layer as one batch of n_heads × n rows."""
+    qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
+    q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
+    heads = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])) @ v   # [n_heads, n, d_head]
+    contexts = np.repeat(heads[None], n_heads, axis=0)                             # [knocked, n_heads, n, d_head]
+    contexts[np.arange(n_heads), np.arange(n_heads)] = v
+    n = len(x)
+    out, _ = after_attention(contexts.transpose(0, 2, 1, 3).reshape(n_heads * n, -1), np.tile(x, (n_heads, 1)), p, eps)
+    return out.reshape(n_heads, n, -1)
+
+
+def after_attention(context, x, p, eps):  # -> the layer's output, the attention block's output
     attended = core.layer_norm(core.project(context, p["attention.output.dense.weight"],
                                             p["attention.output.dense.bias"]) + x,
                                p["attention.output.LayerNorm.weight"], p["attention.output.LayerNorm.bias"], eps)
     hidden = gelu(core.project(attended, p["intermediate.dense.weight"], p["intermediate.dense.bias"]))
     out = core.layer_norm(core.project(hidden, p["output.dense.weight"], p["output.dense.bias"]) + attended,
                           p["output.LayerNorm.weight"], p["output.LayerNorm.bias"], eps)
-    return out, attended, probabilities
+    return out, attended
 
 
 def to_x_at_w(array):  # a linear layer's [out, in] weight -> a contiguous [in, out]; biases and gains unchanged
@@ -177,13 +194,11 @@ class NumpyBert:
             attentions.append(probabilities)
         return BertOutputs(np.stack(hidden_states), np.stack(attentions), np.stack(attention_outputs))
 
-    def hidden_states_knocked_out(self, ids, knocked_out, first_layer=0, entering=None, stop_layer=None):
-        """Hidden states [stop - first + 1, n, d_model] with some heads' attention knocked out (knocked_out:
-        [n_layers, n_heads] bool), layers first_layer..stop_layer - 1 run; entering is first_layer's input (a
-        normal pass's hidden state, as the layers before it are unchanged), the embeddings when None."""
-        x = self.embed(np.asarray(ids)) if entering is None else entering
+    def hidden_states_knocked_out(self, ids, knocked_out):  # -> [n_layers + 1, n, d_model]
+        """Hidden states with the heads marked in knocked_out ([n_layers, n_heads] bool) knocked out."""
+        x = self.embed(np.asarray(ids))
         states = [x]
-        for layer in range(first_layer, self.n_layers if stop_layer is None else stop_layer):
-            x = encoder_layer(x, self.layers[layer], self.n_heads, self.eps, knocked_out[layer])[0]
+        for layer, p in enumerate(self.layers):
+            x = encoder_layer(x, p, self.n_heads, self.eps, knocked_out[layer])[0]
             states.append(x)
         return np.stack(states)

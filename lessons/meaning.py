@@ -300,19 +300,12 @@ def head_knockouts(model, result: Measurement, analyses, where, report, done: fl
     """separation(growth_layer) with one head of the block that makes that layer knocked out, for each head: only
     that block runs again, from the normal pass's hidden state entering it."""
     block = result.growth_layer - 1
-    separations = np.empty(model.n_heads)
     vectors = np.empty((model.n_heads, len(analyses), model.d_model))
-    for index, (analysis, positions, sentence) in enumerate(zip(analyses, where, result.sentences)):
-        for head in range(model.n_heads):
-            mask = np.zeros((model.n_layers, model.n_heads), dtype=bool)
-            mask[block, head] = True
-            states = model.knocked_out_states(sentence, mask, first_layer=block,
-                                              entering=analysis.hidden_states[block], stop_layer=block + 1)
-            vectors[head, index] = states[-1][positions].mean(axis=0)
+    for index, (analysis, positions) in enumerate(zip(analyses, where)):
+        vectors[:, index] = model.each_head_knocked_out(analysis, block)[:, positions].mean(axis=1)
         done += model.n_heads / 6
         report(done / total_steps)
-    for head in range(model.n_heads):
-        separations[head] = separation(cosine_matrix(vectors[head]), result.meaning)
+    separations = np.array([separation(cosine_matrix(vectors[head]), result.meaning) for head in range(model.n_heads)])
     return separations
 
 

@@ -308,3 +308,32 @@ def test_quiz_questions_are_built_from_the_measured_numbers(measured):
     at = run_app("pages/quiz.py")
     assert not at.exception
     assert any("how alike is the vector of “bank”" in m.value for m in at.markdown)
+
+
+def meaning_figures_of(result, teaching):
+    from ui.figures import meaning as fm
+
+    labels = [f"<b>s{i}</b>" for i in range(len(result.sentences))]
+    return {"separation": fm.separation_chart(result.separation, result.separation_knocked_out, "t", teaching),
+            "accuracy": fm.accuracy_chart(result.accuracy, result.accuracy_knocked_out, result.chance, "t", teaching),
+            "heads": fm.head_cost_bars(result.head_costs, 0, "t", teaching, marked=[1]),
+            "similarity": fm.similarity_frames(result.similarity, labels, "t", teaching, split=result.n_a)}
+
+
+@pytest.mark.parametrize("teaching", [False, True])
+def test_figures_are_valid_plotly_and_have_text_alternatives(measured, teaching):
+    import plotly.graph_objects as go
+
+    from ui import figures
+
+    result = measured["bank"]
+    for name, fig in meaning_figures_of(result, teaching).items():
+        go.Figure(fig.to_dict())  # plotly's full validation, frames included
+        sentence, header, rows = figures.figure_text(fig)
+        assert re.search(r"\d", sentence) and len(header) >= 2 and len(rows) >= 2, name
+        assert "<b>" not in figures.figure_text_html(fig)
+    similarity = meaning_figures_of(result, teaching)["similarity"]
+    assert [frame["name"] for frame in similarity.to_dict()["frames"]] == [str(L) for L in range(7)]
+    _, _, rows = figures.figure_text(similarity)
+    within = result.similarity[-1][:result.n_a, :result.n_a][~np.eye(result.n_a, dtype=bool)].mean()
+    assert rows[-1][1] == f"{within:.3f}"

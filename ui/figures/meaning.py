@@ -124,6 +124,7 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
                   {"type": "line", "xref": "x", "yref": "y", "x0": -0.5, "x1": m - 0.5, "y0": edge, "y1": edge,
                    "line": line}]
     layout = {
+        "meta": {"text": _frames_text(similarity, names, split if split is not None else m)},
         "shapes": shapes,
         "xaxis": _category_axis(title=_axis_title("sentence"), tickangle=-45),
         "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 1 - CONTROLS_PX / plot_px]),
@@ -139,3 +140,24 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
                      "ticklen": 4}],
     }
     return with_frames(_figure([heat], title, teaching, height, **layout), frames)
+
+
+def _frames_text(similarity, names: list[str], split: int) -> dict:
+    """The animated matrix's text alternative (its frames are not in its traces): for each layer, the mean
+    similarity within each group of sentences and across them."""
+    m = similarity.shape[1]
+    first, second = np.arange(m) < split, np.arange(m) >= split
+    off = ~np.eye(m, dtype=bool)
+
+    def mean(rows, cols, layer):
+        cells = similarity[layer][np.ix_(rows, cols)][off[np.ix_(rows, cols)]]
+        return f"{float(cells.mean()):.3f}" if cells.size else "–"
+
+    rows = [[names[L], mean(first, first, L), mean(second, second, L), mean(first, second, L)]
+            for L in range(similarity.shape[0])]
+    said = [f"A grid of {m} sentences by {m}, the cosine similarity of the word's vectors in each pair, one frame per "
+            f"layer (Play or the slider). The table gives, for each layer, the mean similarity of pairs within the "
+            f"first {split} sentences, within the other {m - split}, and across the two groups: after the last "
+            f"layer {rows[-1][1]}, {rows[-1][2]} and {rows[-1][3]}."]
+    return {"said": said, "header": ["after", "within the first group", "within the second group",
+                                     "across the groups"], "rows": rows}
