@@ -370,13 +370,12 @@ class AttentionModel:
             ids = self._encode(sentence)[0]
         return self._numpy_bert.hidden_states_knocked_out(ids, np.asarray(knocked_out, dtype=bool))
 
-    def each_head_knocked_out(self, analysis: SentenceAnalysis, layer: int) -> np.ndarray:  # [n_heads, n, d_model]
-        """Layer `layer`'s output with each of its heads knocked out alone (the others working), from the
-        analysis's own input to that layer; numpy backend only."""
+    def each_head_knocked_out(self, entering: np.ndarray, layer: int) -> np.ndarray:  # [n_heads, n, d_model]
+        """Layer `layer`'s output with each of its heads knocked out alone (the others working), from its input
+        entering ([n, d_model], a pass's hidden state); numpy backend only."""
         if self.backend != "numpy":
             raise ModelLoadError("Knocking attention out needs a model this app runs itself (the bundled one does).")
-        return each_head_knocked_out(analysis.hidden_states[layer], self._numpy_bert.layers[layer], self.n_heads,
-                                     self._ln_eps)
+        return each_head_knocked_out(entering, self._numpy_bert.layers[layer], self.n_heads, self._ln_eps)
 
     def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
         """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.

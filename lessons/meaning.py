@@ -245,7 +245,7 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
     all_sentences = [(0, i + 1, s) for i, s in enumerate(group_a)] + [(1, i + 1, s) for i, s in enumerate(group_b)]
     total_steps = len(all_sentences) * (2 + model.n_heads / 6)  # the per-head runs: one layer of twelve, ~1/6 each
     done = 0.0
-    kept, missing, repeated, vectors, knocked, analyses, where = [], [], [], [], [], [], []
+    kept, missing, repeated, vectors, knocked, hidden, where = [], [], [], [], [], [], []
     all_heads = np.ones((model.n_layers, model.n_heads), dtype=bool)
     for group, number, sentence in all_sentences:
         analysis = model.analyze(sentence)
@@ -263,7 +263,7 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
         kept.append((group, number, sentence))
         vectors.append(analysis.hidden_states[:, positions].mean(axis=1))      # [L + 1, d]
         knocked.append(states_out[:, positions].mean(axis=1))
-        analyses.append(analysis)
+        hidden.append(analysis.hidden_states)   # not the analysis: its attentions are 19 MB at 256 tokens
         where.append(positions)
         done += 1
         report(done / total_steps)
@@ -290,19 +290,19 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
         chance=chance_accuracy(int((meaning == 0).sum()), int((meaning == 1).sum())),
         growth_layer=first_growth(seps), first_token=[p[0] for p in where])
     if result.growth_layer is not None:
-        result.head_separation = head_knockouts(model, result, analyses, where, report, done, total_steps)
+        result.head_separation = head_knockouts(model, result, hidden, where, report, done, total_steps)
         result.head_costs = seps[result.growth_layer] - result.head_separation
     report(1.0)
     return result
 
 
-def head_knockouts(model, result: Measurement, analyses, where, report, done: float, total_steps: float):
+def head_knockouts(model, result: Measurement, hidden, where, report, done: float, total_steps: float):
     """separation(growth_layer) with one head of the block that makes that layer knocked out, for each head: only
     that block runs again, from the normal pass's hidden state entering it."""
     block = result.growth_layer - 1
-    vectors = np.empty((model.n_heads, len(analyses), model.d_model))
-    for index, (analysis, positions) in enumerate(zip(analyses, where)):
-        vectors[:, index] = model.each_head_knocked_out(analysis, block)[:, positions].mean(axis=1)
+    vectors = np.empty((model.n_heads, len(hidden), model.d_model))
+    for index, (states, positions) in enumerate(zip(hidden, where)):
+        vectors[:, index] = model.each_head_knocked_out(states[block], block)[:, positions].mean(axis=1)
         done += model.n_heads / 6
         report(done / total_steps)
     separations = np.array([separation(cosine_matrix(vectors[head]), result.meaning) for head in range(model.n_heads)])
