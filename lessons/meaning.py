@@ -377,13 +377,14 @@ def heads_story(result: Measurement, quote: Callable[[str], str]) -> str | None:
                 f"{layer} costs nothing: no single head carries it.")
     named = "; ".join(f"head {h}: {signed(before)} → {signed(result.head_separation[h])} (costs "
                       f"{result.head_costs[h]:.3f})" for h in costly)
-    largest = result.head_costs[costly[0]]
-    said = (f"Separation first grows {stage(grown)} (to {signed(before)}). Knocking out one head of layer {layer} at "
-            f"a time, the costliest are {named}.")
-    if largest >= 0.5 * before:
-        said += (f" Knocking out head {costly[0]} alone removes {share(largest / before)} of the separation there "
-                 "(the share is its cost divided by the separation).")
+    largest, start = result.head_costs[costly[0]], result.separation[0]
+    growth = before - start   # what the layers up to this one added to the embeddings' separation
+    said = (f"Separation first grows {stage(grown)} (from {signed(start)} to {signed(before)}). Knocking out one "
+            f"head of layer {layer} at a time, the costliest are {named}.")
+    if largest >= growth:
+        said += f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart there."
+    elif largest >= 0.5 * growth:
+        said += f" Head {costly[0]} alone undoes more than half of that growth."
     else:
-        said += (f" No head alone removes half of it (the largest cost is {share(largest / before)} of the "
-                 "separation): several heads share the work.")
+        said += " No head alone undoes half of that growth: several heads share the work."
     return said

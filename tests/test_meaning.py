@@ -196,6 +196,8 @@ def check_story(at):
         costs = ys(next(spec for title, spec in figs.items() if title.startswith("Separation lost")))[0]
         named = re.findall(r"head (\d+): ([+−-]?\d\.\d{3}) → ([+−-]?\d\.\d{3}) \(costs (\d\.\d{3})\)", heads[0])
         assert named
+        grew = re.search(r"from ([+−-]?\d\.\d{3}) to ([+−-]?\d\.\d{3})", heads[0])
+        assert grew.group(1) in drawn_separations and grew.group(2) in drawn_separations
         for head, before, after, cost in named:
             assert before in drawn_separations and f"{costs[int(head)]:.3f}" == cost
             number = lambda text: float(text.replace("−", "-"))  # noqa: E731

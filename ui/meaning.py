@@ -94,8 +94,10 @@ def input_notes(result: me.Measurement, names: tuple[str, str]) -> None:
     """Sentences left out (named), a word met twice, a word in several pieces: said, never silent."""
     for gone in result.missing:
         why = ("appears only after the part of the text the model reads (256 tokens)" if gone.cut else
-               f"has no {quote(result.word)} (exactly this word: “banks” or “banking” is another word to the model)")
-        st.warning(f"{md(names[gone.group].capitalize())}, sentence {gone.number}, "
+               f"has no {quote(result.word)} (exactly this word: {quote(result.word + 's')} would be another word to "
+               "the model)")
+        name = names[gone.group]
+        st.warning(f"{md(name[:1].upper() + name[1:])}, sentence {gone.number}, "
                    f"{quote(shorten(gone.sentence, 70))}, {why}. It is left out of every number below.")
     if result.repeated:
         st.caption("The word appears more than once in " + ", ".join(quote(shorten(s, 50)) for s in result.repeated)

@@ -95,9 +95,12 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     zmin, zmax = float(off.min()), float(off.max())
     sizes = font_sizes(teaching)
     names = layer_labels(n_states)
+    height = int(min(980 if teaching else 800, 300 + m * (40 if teaching else 30)))
+    plot_px = height - 60  # _figure's plot area: the height less the old title margin; the labels below take ~80
     heat = {"type": "heatmap", "z": similarity[0], "x": labels, "y": labels, "colorscale": SIMILARITY_SCALE,
             "zmin": zmin, "zmax": zmax, "xgap": 1, "ygap": 1,
-            "colorbar": {"thickness": 12, "title": {"text": "cosine"}},
+            "colorbar": {"thickness": 12, "title": {"text": "cosine"}, "y": 0, "yanchor": "bottom",
+                         "len": 1 - CONTROLS_PX / plot_px},
             "hovertemplate": "%{y} and %{x}: %{z:.3f}<extra></extra>"}
     if m <= (10 if teaching else 16):
         heat["texttemplate"] = "%{z:.2f}"
@@ -113,8 +116,6 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
-    height = int(min(980 if teaching else 800, 300 + m * (40 if teaching else 30)))
-    plot_px = height - 60  # _figure's plot area: the height less the old title margin; the labels below take ~80
     shapes = []
     if split is not None and 0 < split < m:
         edge = split - 0.5
