@@ -339,3 +339,17 @@ def test_figures_are_valid_plotly_and_have_text_alternatives(measured, teaching)
     _, _, rows = figures.figure_text(similarity)
     within = result.similarity[-1][:result.n_a, :result.n_a][~np.eye(result.n_a, dtype=bool)].mean()
     assert rows[-1][1] == f"{within:.3f}"
+
+
+def test_a_costly_head_opens_on_the_step_pages():
+    at = open_page()
+    assert not at.exception
+    opener = next(b for b in at.button if b.key and b.key.startswith("meaning_open_"))
+    head = int(opener.key.rsplit("_", 1)[1])
+    opener.click().run()
+    assert not at.exception
+    bank = me.BUILT_IN["bank"]
+    assert at.session_state["sentence"] == bank.meaning_a[0]
+    assert (at.session_state["mode"], at.session_state["layer"], at.session_state["head"]) == ("learned", 0, head)
+    assert at.session_state["token"] == bank.meaning_a[0].lower().split().index("bank") + 1  # [CLS] is token 0
+    assert any("Step 3" in t.value for t in at.title)
