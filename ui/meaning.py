@@ -166,11 +166,13 @@ def matrix_section(result: me.Measurement, names: tuple[str, str], teaching: boo
     labels = sentence_labels(result, names)
     fig = meaning_figures.similarity_frames(result.similarity, labels,
                                             _title("How alike the word is in each pair of sentences", result.word),
-                                            teaching, split=result.n_a)
+                                            teaching, split=result.n_a,
+                                            short_labels=[f"{'AB'[g]}{n}" for g, n in zip(result.meaning,
+                                                                                         result.numbers)])
     figures.show(fig, _filename("similarity", result.word), teaching, key="meaning-similarity")
     with st.expander("Which sentence is which"):
-        st.markdown("\n".join(f"- **{md(label)}**: {md(sentence)}" for label, sentence in zip(labels,
-                                                                                            result.sentences)))
+        st.markdown("\n".join(f"- **{md(label)}** ({'AB'[g]}{n} on a phone): {md(sentence)}" for label, g, n, sentence
+                              in zip(labels, result.meaning, result.numbers, result.sentences)))
     if not teaching:
         st.download_button("⬇️ The animation as one HTML file (opens offline, for class)",
                            lambda: offline_html(fig, _filename("similarity", result.word), "Sentence by sentence"),

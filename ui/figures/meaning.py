@@ -84,11 +84,13 @@ def head_cost_bars(costs, layer: int, title: str, teaching: bool = False, marked
                           "zeroline": True, "zerolinecolor": "#9ca3af"})
 
 
-def similarity_frames(similarity, labels: list[str], title: str, teaching: bool = False, split: int | None = None):
+def similarity_frames(similarity, labels: list[str], title: str, teaching: bool = False, split: int | None = None,
+                      short_labels: list[str] | None = None):
     """The cosine similarity of the word's vectors in each pair of sentences, one frame per layer: Play and the
     slider step through the layers in the browser (no rerun). The colour range is the same in every frame
     (the off-diagonal values of all layers), so a block that appears is a real change. split: the number of
-    sentences of the first meaning, where a line divides the two groups."""
+    sentences of the first meaning, where a line divides the two groups; short_labels: the x axis's labels on a
+    phone."""
     similarity = np.asarray(similarity, dtype=np.float32)
     n_states, m = similarity.shape[0], similarity.shape[1]
     off = similarity[:, ~np.eye(m, dtype=bool)]
@@ -140,7 +142,15 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
                      "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
                      "ticklen": 4}],
     }
-    return with_frames(_figure([heat], title, teaching, height, **layout), frames)
+    fig = _figure([heat], title, teaching, height, **layout)
+    # On a phone the turned labels ran into each other: the group's letter and number (A1, B3), level.
+    short = short_labels or [f"{'AB'[int(i >= (split if split is not None else m))]}"
+                             f"{i + 1 - (split or 0) * int(i >= (split or m))}" for i in range(m)]
+    meta = fig._layout["meta"]
+    meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
+                                          "xaxis.ticktext": short, "xaxis.tickangle": 0})
+    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.tickangle": -45})
+    return with_frames(fig, frames)
 
 
 def _frames_text(similarity, names: list[str], split: int) -> dict:
