@@ -40,7 +40,7 @@ pages = {
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
 # first load, not in the middle of it (where Streamlit can lose the page and fall back to home).
 model = preload_model()
-navigation = st.navigation(pages)
+navigation = st.navigation(pages, expanded=True)  # every page listed: a 13th page hid three behind "View more"
 st.session_state["_settings"] = sidebar_ui()
 apply_teaching_layout(st.session_state["_settings"].teaching)
 # One element for the scripts: an "SVG" button beside each camera, the formulas' fonts fetched at idle, scrolling

@@ -431,7 +431,7 @@ pages = {
         st.Page(glossary, title="Glossary", url_path="glossary"),
     ],
 }
-navigation = st.navigation(pages)
+navigation = st.navigation(pages, expanded=True)  # every page listed: a 13th page hid three behind "View more"
 S = sidebar()
 st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # the same figure toolbar as the app's
 navigation.run()
