@@ -382,7 +382,8 @@ def heads_story(result: Measurement, quote: Callable[[str], str]) -> str | None:
     said = (f"Separation first grows {stage(grown)} (from {signed(start)} to {signed(before)}). Knocking out one "
             f"head of layer {layer} at a time, the costliest are {named}.")
     if largest >= growth:
-        said += f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart there."
+        said += (f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart "
+                 "there.")
     elif largest >= 0.5 * growth:
         said += f" Head {costly[0]} alone undoes more than half of that growth."
     else:

@@ -117,7 +117,8 @@ def test_knockout_equals_pytorch_with_identity_weights(word, measured, torch_mod
                         identity_attention(lambda layer: [head] if layer == block else []))
     separation, _ = reference_numbers(torch_word_vectors(torch_model, word, sentences), result.meaning)
     assert abs(result.head_separation[head] - separation[result.growth_layer]) <= 1e-4
-    assert abs(result.head_costs[head] - (result.separation[result.growth_layer] - separation[result.growth_layer])) <= 1e-4
+    grown = result.growth_layer
+    assert abs(result.head_costs[head] - (result.separation[grown] - separation[grown])) <= 1e-4
 
 
 def test_knocked_out_word_is_the_same_vector_in_two_sentences_at_one_position(model):

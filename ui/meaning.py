@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 
-import numpy as np
 import streamlit as st
 
 from attention.model import ModelLoadError
@@ -111,9 +110,9 @@ def input_notes(result: me.Measurement, names: tuple[str, str]) -> None:
 def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) -> None:
     word = quote(result.word)
     body = (
-        f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of that "
-        "layer (layers 0 to 5, as the sidebar counts them); **embeddings** is the embedding layer's output, before "
-        "any attention. A word cut into several pieces: the mean of its pieces.\n"
+        f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of "
+        "that layer (layers 0 to 5, as the sidebar counts them); **embeddings** is the embedding layer's output, "
+        "before any attention. A word cut into several pieces: the mean of its pieces.\n"
         f"- **Separation** = the mean cosine similarity of the vectors of {word} over pairs of sentences with the same "
         "meaning − the mean over pairs with different meanings. 0: the meanings are not apart; above 0: the word "
         "points more alike within a meaning than across.\n"

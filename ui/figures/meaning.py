@@ -49,8 +49,8 @@ def separation_chart(separation, knocked_out, title: str, teaching: bool = False
     traces = [_line(x, separation, "the model", MODEL_COLOUR),
               _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                  xaxis=_category_axis(title=_axis_title(X_TITLE)), yaxis={"title": _axis_title("separation"), "zeroline": True,
-                                                 "zerolinecolor": "#9ca3af"})
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
+                  yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
     return _narrow_layer_axis(fig, len(x), -0.3)
 
 
