@@ -30,6 +30,7 @@ pages = {
     ],
     "Going further": [
         st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),
+        st.Page("pages/meaning.py", title="A word's meaning comes from its sentence"),
         st.Page("pages/multihead.py", title="Multi-head attention"),
         st.Page("pages/whatif.py", title="What-if lab"),
         st.Page("pages/training.py", title="Training lab"),

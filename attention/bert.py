@@ -74,27 +74,47 @@ def gelu(x):  # [...] -> [...], the exact (erf) GELU that BERT's "gelu" means, n
     return out
 
 
-def self_attention(x, p, n_heads):  # [n, d_model] -> [n, d_model] context, [n_heads, n, n] probabilities
+def self_attention(x, p, n_heads, knocked_out=None):  # [n, d_model] -> [n, d_model] context, [n_heads, n, n]
     """All heads at once, with the core's own projection, head split and softmax.
 
     Q, K and V come from one projection with W_Q, W_K, W_V side by side (GPT-2's c_attn): one matrix product
-    instead of three.
+    instead of three. knocked_out ([n_heads] bool): those heads' weights become the identity (1 on the token
+    itself, 0 elsewhere), so their output is each token's own value: an ablation, for lessons/meaning.py.
     """
     qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
     q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
     probabilities = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1]))
+    if knocked_out is not None and np.any(knocked_out):
+        probabilities[np.asarray(knocked_out, dtype=bool)] = np.eye(len(x), dtype=probabilities.dtype)
     return core.merge_heads(probabilities @ v), probabilities
 
 
-def encoder_layer(x, p, n_heads, eps):  # [n, d_model] -> [n, d_model] out, attention block out, probabilities
-    context, probabilities = self_attention(x, p, n_heads)
+def encoder_layer(x, p, n_heads, eps, knocked_out=None):  # [n, d_model] -> [n, d_model] out, block out, weights
+    context, probabilities = self_attention(x, p, n_heads, knocked_out)
+    return (*after_attention(context, x, p, eps), probabilities)
+
+
+def each_head_knocked_out(x, p, n_heads, eps):  # [n, d_model] -> [n_heads, n, d_model]
+    """The layer's output with one head knocked out (its output each token's own value), for every head at once:
+    the projections and weights are computed once, the rest of the layer as one batch of n_heads × n rows."""
+    qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
+    q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
+    heads = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])) @ v   # [n_heads, n, d_head]
+    contexts = np.repeat(heads[None], n_heads, axis=0)                             # [knocked, n_heads, n, d_head]
+    contexts[np.arange(n_heads), np.arange(n_heads)] = v
+    n = len(x)
+    out, _ = after_attention(contexts.transpose(0, 2, 1, 3).reshape(n_heads * n, -1), np.tile(x, (n_heads, 1)), p, eps)
+    return out.reshape(n_heads, n, -1)
+
+
+def after_attention(context, x, p, eps):  # -> the layer's output, the attention block's output
     attended = core.layer_norm(core.project(context, p["attention.output.dense.weight"],
                                             p["attention.output.dense.bias"]) + x,
                                p["attention.output.LayerNorm.weight"], p["attention.output.LayerNorm.bias"], eps)
     hidden = gelu(core.project(attended, p["intermediate.dense.weight"], p["intermediate.dense.bias"]))
     out = core.layer_norm(core.project(hidden, p["output.dense.weight"], p["output.dense.bias"]) + attended,
                           p["output.LayerNorm.weight"], p["output.LayerNorm.bias"], eps)
-    return out, attended, probabilities
+    return out, attended
 
 
 def to_x_at_w(array):  # a linear layer's [out, in] weight -> a contiguous [in, out]; biases and gains unchanged
@@ -173,3 +193,12 @@ class NumpyBert:
             attention_outputs.append(attended)
             attentions.append(probabilities)
         return BertOutputs(np.stack(hidden_states), np.stack(attentions), np.stack(attention_outputs))
+
+    def hidden_states_knocked_out(self, ids, knocked_out):  # -> [n_layers + 1, n, d_model]
+        """Hidden states with the heads marked in knocked_out ([n_layers, n_heads] bool) knocked out."""
+        x = self.embed(np.asarray(ids))
+        states = [x]
+        for layer, p in enumerate(self.layers):
+            x = encoder_layer(x, p, self.n_heads, self.eps, knocked_out[layer])[0]
+            states.append(x)
+        return np.stack(states)

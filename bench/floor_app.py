@@ -24,6 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
+from ui.figures import meaning as meaning_figures  # noqa: E402
+from ui.menu import page_menu  # noqa: E402
 from ui.walkthrough import walkthrough_figure  # noqa: E402
 from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
 
@@ -290,6 +292,35 @@ def pronoun():
     prose(headings=7, paragraphs=15, expanders=3, formulas=1, alerts=1, tables=1)
 
 
+def meaning():
+    """The meaning page: the word and its two groups (URL-bound), its four figures (the matrix with its 7 frames) at
+    the built-in bank set's size (5 + 5 sentences), its buttons and its text."""
+    st.title("A word's meaning comes from its sentence")
+    teaching = S["teaching"]
+    for column, name in zip(st.columns(4)[1:], ("bank", "bat", "spring")):
+        column.button(name, key=f"meaning_set_{name}", use_container_width=True)
+    st.text_input("The word", value="bank", key="word", bind="query-params", max_chars=40)
+    left, right = st.columns(2)
+    left.text_area("Meaning A", value="\n".join(["The river bank."] * 5), key="meaning_a", bind="query-params")
+    right.text_area("Meaning B", value="\n".join(["The bank lends."] * 5), key="meaning_b", bind="query-params")
+    layers, m = N_LAYERS + 1, 10
+    show(meaning_figures.separation_chart(rng.random(layers), rng.random(layers), "separation", teaching),
+         "meaning_separation")
+    similarity = rng.random((layers, m, m))
+    show(meaning_figures.similarity_frames(similarity, [f"river {i}" for i in range(m)], "similarity", teaching,
+                                           split=5), "meaning_similarity")
+    show(meaning_figures.accuracy_chart(rng.random(layers), rng.random(layers), 0.44, "accuracy", teaching),
+         "meaning_accuracy")
+    show(meaning_figures.head_cost_bars(rng.random(N_HEADS), 0, "heads", teaching, marked=[1]), "meaning_heads")
+    for head in range(3):
+        st.button(f"Open layer 0, head {head} in the step pages", key=f"meaning_open_{head}")
+    if not teaching:
+        st.download_button("⬇️ The animation as one HTML file", b"", file_name="m.html", key="meaning-html",
+                           on_click="ignore")
+        st.download_button("⬇️ These numbers as CSV", b"", file_name="m.csv", key="meaning-csv", on_click="ignore")
+    prose(headings=4, paragraphs=9, expanders=1, formulas=1)
+
+
 def multihead():
     st.title("Multi-head attention: 12 heads look in 12 ways")
     layer = st.selectbox("Layer", range(N_LAYERS), index=S["layer"], key="mh_layer")
@@ -393,6 +424,7 @@ pages = {
     ],
     "Going further": [
         st.Page(pronoun, title="Does “it” look at “dog”?", url_path="pronoun"),
+        st.Page(meaning, title="A word's meaning comes from its sentence", url_path="meaning"),
         st.Page(multihead, title="Multi-head attention", url_path="multihead"),
         st.Page(whatif, title="What-if lab", url_path="whatif"),
         st.Page(training_lab, title="Training lab", url_path="training"),
@@ -400,7 +432,8 @@ pages = {
         st.Page(glossary, title="Glossary", url_path="glossary"),
     ],
 }
-navigation = st.navigation(pages)
+navigation = st.navigation(pages, position="hidden")  # the app's own page menu, as the app draws it
+page_menu(pages)
 S = sidebar()
 st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # the same figure toolbar as the app's
 navigation.run()

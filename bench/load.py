@@ -195,7 +195,19 @@ async def worst_case_student(url: str, index: int, exceptions: list[str]) -> Non
 
 
 HOSTILE_PAGES = ["", "step1_scores", "step2_scaling", "step3_softmax", "step4_output", "compare", "pronoun",
-                 "multihead", "whatif", "training", "quiz", "glossary"]
+                 "multihead", "whatif", "training", "quiz", "glossary", "meaning"]
+
+
+def meaning_groups(visitor: int, chars: int) -> dict:
+    """The meaning page's two boxes as full as they accept (8 sentences of "bank" each, at most `chars`
+    characters a box): 16 model passes and their knockouts, different for every visitor."""
+    def group(kind: int) -> str:
+        line_chars = chars // 8 - 1
+        lines = [f"The bank {kind}{k} " + longest_text(visitor * 16 + kind * 8 + k, line_chars)[:line_chars - 12]
+                 for k in range(8)]
+        return "\n".join(line[:line_chars] for line in lines)
+
+    return {"word": "bank", "meaning_a": group(0), "meaning_b": group(1)}
 
 
 def longest_text(visitor: int, chars: int) -> str:
@@ -210,7 +222,8 @@ async def hostile_visitor(url: str, index: int, chars: int, pytorch: bool, excep
     "Check against PyTorch now" on step 3 when the server shows it."""
     async def tab(page):
         async with Student(url, page) as student:
-            await student.run({"sentence": longest_text(index, chars)})
+            extra = meaning_groups(index, min(chars, 3000)) if page == "meaning" else {}
+            await student.run({"sentence": longest_text(index, chars), **extra})
             if pytorch and page == "step3_softmax":
                 if student.pytorch_button is None:
                     exceptions.append(f"visitor {index}: no PyTorch button on step 3")

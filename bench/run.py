@@ -207,6 +207,7 @@ JOURNEY = [
     ("pronoun page revisit", ("click", "Does “it” look at “dog”?")),
     ("switch to compare two sentences", ("click", "Compare two sentences")),
     ("switch to the Training lab (first visit)", ("click", "Training lab")),
+    ("switch to the meaning page (first visit)", ("click", "A word's meaning comes from its sentence")),
     ("new tab on the warm server, link to step 3", ("tab", "step3_softmax?sentence=Cats+chase+mice")),
 ]
 TARGETS = {"pronoun page revisit": 1.0,  # seconds to drawn, on top of the ≤ 1.2× ratio

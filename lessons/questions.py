@@ -19,10 +19,12 @@ from attention import core
 HOME, STEP1, STEP2, STEP3, STEP4 = ("pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py",
                                     "pages/step3_softmax.py", "pages/step4_output.py")
 PRONOUN, MULTIHEAD, WHATIF = "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py"
+MEANING = "pages/meaning.py"
 PAGE_TITLES = {HOME: "What self-attention does", STEP1: "Step 1 · Query·Key scores",
                STEP2: "Step 2 · Scaling by √d_k", STEP3: "Step 3 · Softmax → weights",
                STEP4: "Step 4 · Output = weights·V", PRONOUN: "Does “it” look at “dog”?",
-               MULTIHEAD: "Multi-head attention", WHATIF: "What-if lab"}
+               MULTIHEAD: "Multi-head attention", WHATIF: "What-if lab",
+               MEANING: "A word's meaning comes from its sentence"}
 GROUPS = ("Why self-attention", "Step 1 · Query·Key scores", "Step 2 · Scaling by √d_k",
           "Step 3 · Softmax → weights", "Step 4 · Output = weights·V", "Putting it together")
 
@@ -308,3 +310,43 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                  "rather than “food”. The pronoun page measures whether this small model's heads really do that.",
                  PRONOUN),
     ]
+
+
+def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str]) -> list[Question]:
+    """Questions on the meaning page's measurement of a built-in word (lessons/meaning.Measurement): which answer is
+    right is read from its numbers, and the explanations quote them."""
+    from . import meaning as me
+
+    g_all = GROUPS[-1]
+    word, seps, out = quote(result.word), result.separation, result.separation_knocked_out
+    last = len(seps) - 1
+    a, b = quote(names[0]), quote(names[1])
+    apart = me.separates(seps)
+    numbers = (f"Separation (same-meaning pairs' mean cosine minus different-meaning pairs'), measured on "
+               f"{result.n_a} {a} and {result.n_b} {b} sentences: {me.signed(seps[0])} {me.stage(0)}, "
+               f"{me.signed(seps[1])} {me.stage(1)}, {me.signed(seps[last])} {me.stage(last)}")
+    before_options = ("Almost the same: the word has one vector before any attention",
+                      "Already far apart", "Pointing in opposite directions")
+    questions = [
+        Question("meaning_before", g_all, f"Before any attention, how alike is the vector of {word} in a {a} "
+                 f"sentence and in a {b} sentence?", before_options, 0 if abs(seps[0]) < me.SEPARATES else 1,
+                 numbers + ".", MEANING),
+    ]
+    knocked_grows = bool(np.max(out[1:]) - out[0] >= me.SEPARATES)
+    questions.append(Question(
+        "meaning_knocked_out", g_all, f"With attention knocked out in every layer (each token attends only to "
+        f"itself), what happens to the separation of the two meanings of {word}?",
+        ("It stays near 0: nothing else lets the word see its sentence", "It grows as much as with attention",
+         "It turns strongly negative"), 1 if knocked_grows and apart else 0,
+        f"With attention knocked out it is {me.signed(out[1])} {me.stage(1)} and {me.signed(out[last])} "
+        f"{me.stage(last)}; with attention, {me.signed(seps[1])} and {me.signed(seps[last])}.", MEANING))
+    if apart and result.head_costs is not None:
+        layer, head = result.growth_layer - 1, result.costliest_heads()[0]
+        questions.append(Question(
+            "meaning_heads", g_all, f"How does attention help the model tell the two meanings of {word} apart?",
+            None, None,
+            f"Attention lets the word's vector take in its neighbours ({a} words or {b} words), so after layer "
+            f"{layer} the same word points more alike within a meaning: separation {me.signed(seps[0])} → "
+            f"{me.signed(seps[result.growth_layer])}. Knocking out head {head} of layer {layer} alone lowers it by "
+            f"{result.head_costs[head]:.3f}, the most of any head there.", MEANING))
+    return questions

@@ -22,6 +22,8 @@ st.markdown(
     "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
     f"head (**{layer_head_name(layer, head)}**, the model's learned weights) reads two sentences. Follow a word "
     "they share and see where it looks in each.")
+st.page_link("pages/meaning.py", icon="📏",
+             label="One head is one view: whether the two meanings come apart, over all layers →")
 if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
 model = model_or_stop(s)

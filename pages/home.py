@@ -16,6 +16,8 @@ st.markdown(
     "every token, decides how much each one matters to it, and becomes a mix of them. Here are the real "
     "numbers of a small pretrained model, all-MiniLM-L6-v2 (6 layers × 12 attention heads)."
 )
+st.page_link("pages/meaning.py", icon="📏",
+             label="Does “bank” really change with its sentence? Measured layer by layer →")
 example_sentences()  # on a slide too: the teacher switches examples there. Before the view: an empty sentence too.
 sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
 

@@ -1,6 +1,7 @@
 import streamlit as st
 
 from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, model_answer, quiz, score, verdict
+from ui.meaning import meaning_quiz
 from ui.settings import keep_widget_value
 from ui.text import md, quote, shorten
 from ui.view import current_view
@@ -10,7 +11,8 @@ st.markdown("Questions about self-attention, answered with **your sentence's** n
             "whether it is right and why. For the open questions, write your answer first, then compare.")
 view = current_view()
 # The model's own rows in learned mode ([CLS]/[SEP] included); the toy's rows otherwise.
-questions = quiz(view.base, view.base_labels, view.base_index, quote, shown=None if view.is_toy else view.shown)
+questions = (quiz(view.base, view.base_labels, view.base_index, quote, shown=None if view.is_toy else view.shown)
+             + meaning_quiz(view.model))
 sentence = view.settings.sentence
 # Answers live outside the widgets too: Streamlit forgets a widget's value when its page is left, and a
 # student who reads a step page and comes back should find their answers.

@@ -72,6 +72,8 @@ st.markdown(
 )
 st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
             "to the next layer, which repeats the whole process.")
+st.page_link("pages/meaning.py", icon="📏",
+             label="What these outputs achieve, measured: a word's meaning comes from its sentence →")
 if not teaching:
     st.caption(f"Check: the rows add up to the output to within {check:.1e}." if check >= 1e-5 else
                "Check: the rows add up to the output (difference less than 0.00001).")

@@ -5,7 +5,8 @@ are the same for everyone. They are kept here, read-only, and a background warm-
 the first visitor's model load, in a worker process at low priority, so nobody waits for them on a first visit.
 They come out the same on every start, so they are also kept on disk (serving/diskcache.py): after a restart the
 worker reads them instead of computing them.
-The worker also runs the model on the pages' built-in sentences, which go into the per-sentence cache.
+The worker also runs the model on the pages' built-in sentences, which go into the per-sentence cache, and
+measures the meaning page's built-in word sets (MEANING_RESULTS).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from lessons import pronoun, training
+from lessons import meaning, pronoun, training
 from attention.model import AttentionModel
 
 from . import diskcache
@@ -39,6 +40,9 @@ BUILTIN_SENTENCES = (PRONOUN_DEFAULT, pronoun.contrast_partner(PRONOUN_DEFAULT),
 # A few MB in all (a training run keeps its small weight matrices and snapshots); bounded all the same.
 # 22 runs per Training lab task (most of them a few kB: the comparison keeps no weights).
 SHARED_RESULTS = ByteBudgetCache(32 * 2**20, max_computing=1, max_entries=160)
+# The meaning page's measurements (a few kB each): apart from SHARED_RESULTS, whose one computation at a time would
+# make a class typing its own sets wait for each other and for the trainings.
+MEANING_RESULTS = ByteBudgetCache(8 * 2**20, max_computing=2, max_entries=200)
 BUILTIN_PRONOUN_SCORINGS = {"count": 0}   # how often the built-in pronoun test set was scored (tests read it)
 
 
@@ -65,13 +69,31 @@ def builtin_pronoun_scoreboard(model: AttentionModel) -> pronoun.Scoreboard:
     return SHARED_RESULTS.get_or_compute(key, lambda: diskcache.stored("pronoun", key, model, score))
 
 
+def meaning_key(model: AttentionModel, word: str, group_a, group_b) -> tuple:
+    return ("meaning", model.name, word.strip(), tuple(group_a), tuple(group_b))
+
+
+def meaning_measurement(model: AttentionModel, word: str, group_a: list[str], group_b: list[str],
+                        progress=None) -> meaning.Measurement:
+    """The meaning page's numbers for one word and its two groups, measured once per process (the built-in sets
+    by the warm-up); progress(share) is called only when this call is the one that measures. A WordSetError
+    is raised, never kept."""
+    return MEANING_RESULTS.get_or_compute(meaning_key(model, word, group_a, group_b),
+                                          lambda: meaning.measure(model, word, group_a, group_b, progress))
+
+
+def builtin_meaning_keys(model: AttentionModel):
+    for word_set in meaning.BUILT_IN.values():
+        yield word_set, meaning_key(model, word_set.word, word_set.meaning_a, word_set.meaning_b)
+
+
 def training_key(model: AttentionModel, **run) -> tuple:
     return ("training", model.name, *sorted(run.items()))
 
 
 def is_ready(key: tuple) -> bool:
     """Already computed: a page then shows no spinner (each one is two more elements for the browser)."""
-    return key in SHARED_RESULTS
+    return key in (MEANING_RESULTS if key[0] == "meaning" else SHARED_RESULTS)
 
 
 def training_run(model: AttentionModel, progress=None, **run) -> training.TrainingRun:
@@ -113,11 +135,16 @@ WORKER_TIMEOUT_SECONDS = 600.0
 def warm_items(model: AttentionModel):
     """Everything the warm-up computes, one result at a time, in the order pages need them (run in a worker
     process: python -m serving.warmup): ("shared", key, value) for SHARED_RESULTS, ("sentence", sentence,
-    (model pass, core attentions)) for the pages' built-in sentences."""
+    (model pass, core attentions)) for the pages' built-in sentences, ("meaning", key, value) for MEANING_RESULTS
+    (the meaning page's built-in word sets)."""
     yield "shared", pronoun_key(model), builtin_pronoun_scoreboard(model)
     for sentence in BUILTIN_SENTENCES:
         analysis = model.analyze(sentence)
         yield "sentence", sentence, (analysis, stored_core_attentions(model, analysis))
+    if model.backend == "numpy":  # the meaning page's built-in word sets (its knockouts need the numpy model)
+        for word_set, key in builtin_meaning_keys(model):
+            yield "meaning", key, meaning_measurement(model, word_set.word, list(word_set.meaning_a),
+                                                     list(word_set.meaning_b))
     if model.embedding_tables() is not None:
         main, compare = lab_runs()
         for run in [main, *compare]:
@@ -127,6 +154,8 @@ def warm_items(model: AttentionModel):
 def _store(model: AttentionModel, kind: str, key, value) -> None:
     if kind == "shared":
         SHARED_RESULTS.get_or_compute(key, lambda: value)
+    elif kind == "meaning":
+        MEANING_RESULTS.get_or_compute(key, lambda: value)
     else:
         store_sentence_pass(model, key, *value)
 

@@ -135,6 +135,13 @@ assert len(warmers) == 1, warmers
 warmers[0].join(300)
 assert len(shared.SHARED_RESULTS) == 1 + 1 + len(shared.lab_runs()[1])  # pronoun, main run, comparison
 assert not passes_here, passes_here  # the server ran no model pass: the worker did them all
+from lessons import meaning  # the meaning page's built-in word sets: measured by the worker too
+measured_here = []
+meaning.measure = lambda *a, **k: measured_here.append(a)
+for word_set in meaning.BUILT_IN.values():
+    result = shared.meaning_measurement(model, word_set.word, list(word_set.meaning_a), list(word_set.meaning_b))
+    assert result is not None and len(result.separation) == model.n_layers + 1
+assert not measured_here and len(shared.MEANING_RESULTS) == len(meaning.BUILT_IN)
 from serving.sentences import SENTENCE_CACHE  # the pages' built-in sentences, warmed into the shared sentence cache
 import numpy as np
 for sentence in shared.BUILTIN_SENTENCES:
@@ -190,11 +197,13 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     finally:
         worker.stdout.close()
         assert worker.wait(300) == 0
+    from lessons.meaning import BUILT_IN
     from serving.shared import BUILTIN_SENTENCES, lab_runs
 
     kinds = [kind for kind, _ in rest]
     trainings = 1 + len(lab_runs()[1])  # the main run and the comparison's runs
-    assert kinds == ["sentence"] * len(BUILTIN_SENTENCES) + ["shared"] * trainings  # the built-in sentences, the trainings
+    # the built-in sentences, the meaning page's built-in word sets, the trainings
+    assert kinds == ["sentence"] * len(BUILTIN_SENTENCES) + ["meaning"] * len(BUILT_IN) + ["shared"] * trainings
     assert [key[0] for kind, key in rest if kind == "shared"] == ["training"] * trainings
 
 
@@ -257,7 +266,7 @@ print("pandas" in sys.modules, "pyarrow" in sys.modules)
     assert not direct, f"call ui.tables instead: {direct}"
 
 
-FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihead", "pronoun", "compare",
+FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihead", "pronoun", "compare", "meaning",
                "training"]
 # What the browser draws per page: figures (and multiselects) exactly, formulas, text blocks and expanders near enough.
 INVENTORY_JS = """() => {

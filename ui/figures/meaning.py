@@ -1,0 +1,174 @@
+"""The meaning page's figures: separation and nearest-neighbour accuracy by layer, the sentence-by-sentence
+similarity matrix that plays layer by layer in the browser, and the separation each head's knockout costs."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from .animation import with_frames
+from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
+                     _reversed_category_axis, font_sizes)
+
+MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"
+SIMILARITY_SCALE = "Viridis"
+CONTROLS_PX = 150
+X_TITLE = "the word's vector after"  # Play/Pause and the slider with its labels, above the matrix
+
+
+def layer_labels(n_states: int) -> list[str]:
+    """The x axis: the embeddings, then the output of each layer in the app's numbers (0-5)."""
+    return ["embeddings"] + [f"layer {layer}" for layer in range(n_states - 1)]
+
+
+def _narrow_layer_axis(fig, n_states: int, legend_y: float):
+    """On a phone (the page's relayout script, ui/figures/show.py): the layers as bare numbers, so seven labels fit
+    without turning, and the legend further down."""
+    meta = fig._layout.setdefault("meta", {})
+    labels = layer_labels(n_states)
+    meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
+                                          "xaxis.ticktext": ["emb."] + [str(n) for n in range(n_states - 1)],
+                                          "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = embeddings)",
+                                          "legend.y": legend_y - 0.12})
+    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": X_TITLE,
+                                        "legend.y": legend_y})
+    return fig
+
+
+def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = False) -> dict:
+    value = "%{y:.0%}" if percent else "%{y:+.3f}"
+    return {"type": "scatter", "x": x, "y": np.asarray(y, dtype=np.float64), "mode": "lines+markers",
+            "name": html.escape(name), "line": {"color": colour, "width": 3, "dash": dash},
+            "marker": {"size": 9}, "hovertemplate": f"{html.escape(name)}, %{{x}}: {value}<extra></extra>"}
+
+
+def separation_chart(separation, knocked_out, title: str, teaching: bool = False):
+    """Separation by layer: the model, and the same model with attention knocked out (y = the numbers exactly)."""
+    x = layer_labels(len(separation))
+    traces = [_line(x, separation, "the model", MODEL_COLOUR),
+              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
+    fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
+                  yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
+    return _narrow_layer_axis(fig, len(x), -0.3)
+
+
+def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: bool = False):
+    """Nearest-neighbour accuracy by layer against chance (a random other sentence)."""
+    x = layer_labels(len(accuracy))
+    traces = [_line(x, accuracy, "the model", MODEL_COLOUR, percent=True),
+              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash", percent=True),
+              {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
+    fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
+                  yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
+    return _narrow_layer_axis(fig, len(x), -0.3)
+
+
+def head_cost_bars(costs, layer: int, title: str, teaching: bool = False, marked=()):
+    """The separation each head of one layer costs when it alone is knocked out; the costliest marked."""
+    costs = np.asarray(costs, dtype=np.float64)
+    labels = [f"head {h}" for h in range(len(costs))]
+    trace = {"type": "bar", "x": labels, "y": costs, "name": "separation lost",
+             "marker": {"color": [HIGHLIGHT if h in marked else MODEL_COLOUR for h in range(len(costs))]},
+             "text": [f"{v:.3f}" for v in costs], "textposition": "outside", "cliponaxis": False,
+             "textfont": {"size": font_sizes(teaching)["cell"], "color": TICK_COLOUR},
+             "hovertemplate": f"layer {layer}, %{{x}} knocked out: separation lower by %{{y:.4f}}<extra></extra>"}
+    top = max(float(costs.max()), 0.0)
+    low = min(float(costs.min()), 0.0)
+    pad = 0.15 * ((top - low) or 0.01)
+    return _figure([trace], title, teaching, 360, showlegend=False,
+                   xaxis=_category_axis(title=_axis_title(f"the head of layer {layer} knocked out")),
+                   yaxis={"title": _axis_title("separation lost"), "range": [low - pad * (low < 0), top + pad],
+                          "zeroline": True, "zerolinecolor": "#9ca3af"})
+
+
+def similarity_frames(similarity, labels: list[str], title: str, teaching: bool = False, split: int | None = None,
+                      short_labels: list[str] | None = None):
+    """The cosine similarity of the word's vectors in each pair of sentences, one frame per layer: Play and the
+    slider step through the layers in the browser (no rerun). The colour range is the same in every frame
+    (the off-diagonal values of all layers), so a block that appears is a real change. split: the number of
+    sentences of the first meaning, where a line divides the two groups; short_labels: the x axis's labels on a
+    phone."""
+    similarity = np.asarray(similarity, dtype=np.float32)
+    n_states, m = similarity.shape[0], similarity.shape[1]
+    off = similarity[:, ~np.eye(m, dtype=bool)]
+    zmin, zmax = float(off.min()), float(off.max())
+    sizes = font_sizes(teaching)
+    names = layer_labels(n_states)
+    height = int(min(980 if teaching else 800, 300 + m * (40 if teaching else 30)))
+    plot_px = height - 60  # _figure's plot area: the height less the old title margin; the labels below take ~80
+    heat = {"type": "heatmap", "z": similarity[0], "x": labels, "y": labels, "colorscale": SIMILARITY_SCALE,
+            "zmin": zmin, "zmax": zmax, "xgap": 1, "ygap": 1,
+            "colorbar": {"thickness": 12, "title": {"text": "cosine"}, "y": 0, "yanchor": "bottom",
+                         "len": 1 - CONTROLS_PX / plot_px},
+            "hovertemplate": "%{y} and %{x}: %{z:.3f}<extra></extra>"}
+    if m <= (10 if teaching else 16):
+        heat["texttemplate"] = "%{z:.2f}"
+        heat["textfont"] = {"size": sizes["cell"]}
+    frames = [{"name": str(L), "data": [{"type": "heatmap", "z": similarity[L]}], "traces": [0]}
+              for L in range(n_states)]
+    steps = [{"method": "animate", "label": names[L],
+              "args": [[str(L)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                                  "transition": {"duration": 0}}]} for L in range(n_states)]
+    play = {"label": "▶ Play", "method": "animate",
+            "args": [None, {"frame": {"duration": 1100, "redraw": True}, "fromcurrent": True,
+                            "transition": {"duration": 0}}]}
+    pause = {"label": "❚❚ Pause", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                               "transition": {"duration": 0}}]}
+    shapes = []
+    if split is not None and 0 < split < m:
+        edge = split - 0.5
+        line = {"color": "white", "width": 4}
+        shapes = [{"type": "line", "xref": "x", "yref": "y", "x0": edge, "x1": edge, "y0": -0.5, "y1": m - 0.5,
+                   "line": line},
+                  {"type": "line", "xref": "x", "yref": "y", "x0": -0.5, "x1": m - 0.5, "y0": edge, "y1": edge,
+                   "line": line}]
+    layout = {
+        "meta": {"text": _frames_text(similarity, names, split if split is not None else m)},
+        "shapes": shapes,
+        "xaxis": _category_axis(title=_axis_title("sentence"), tickangle=-45),
+        "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 1 - CONTROLS_PX / plot_px]),
+        "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
+                         "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
+                         "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR}, "buttons": [play, pause]}],
+        # The slider on a row of its own under the buttons: beside them it ran into them on a phone.
+        "sliders": [{"active": 0, "steps": steps, "x": 0, "len": 1.0, "y": 1.0 - 44 / plot_px, "yanchor": "top",
+                     "pad": {"t": 0, "b": 0, "r": 16},
+                     "currentvalue": {"visible": True, "prefix": "now: ", "xanchor": "right",
+                                      "font": {"size": sizes["base"], "color": TICK_COLOUR}},
+                     "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
+                     "ticklen": 4}],
+    }
+    fig = _figure([heat], title, teaching, height, **layout)
+    # On a phone the turned labels ran into each other: the group's letter and number (A1, B3), level.
+    short = short_labels or [f"{'AB'[int(i >= (split if split is not None else m))]}"
+                             f"{i + 1 - (split or 0) * int(i >= (split or m))}" for i in range(m)]
+    meta = fig._layout["meta"]
+    meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
+                                          "xaxis.ticktext": short, "xaxis.tickangle": 0})
+    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.tickangle": -45})
+    return with_frames(fig, frames)
+
+
+def _frames_text(similarity, names: list[str], split: int) -> dict:
+    """The animated matrix's text alternative (its frames are not in its traces): for each layer, the mean
+    similarity within each group of sentences and across them."""
+    m = similarity.shape[1]
+    first, second = np.arange(m) < split, np.arange(m) >= split
+    off = ~np.eye(m, dtype=bool)
+
+    def mean(rows, cols, layer):
+        cells = similarity[layer][np.ix_(rows, cols)][off[np.ix_(rows, cols)]]
+        return f"{float(cells.mean()):.3f}" if cells.size else "–"
+
+    rows = [[names[L], mean(first, first, L), mean(second, second, L), mean(first, second, L)]
+            for L in range(similarity.shape[0])]
+    said = [f"A grid of {m} sentences by {m}, the cosine similarity of the word's vectors in each pair, one frame per "
+            f"layer (Play or the slider). The table gives, for each layer, the mean similarity of pairs within the "
+            f"first {split} sentences, within the other {m - split}, and across the two groups: after the last "
+            f"layer {rows[-1][1]}, {rows[-1][2]} and {rows[-1][3]}."]
+    return {"said": said, "header": ["after", "within the first group", "within the second group",
+                                     "across the groups"], "rows": rows}

@@ -1,0 +1,254 @@
+"""The meaning page's sections: the word and its two groups (in the link), the measurement with its progress, and
+each picture with the words built from its numbers."""
+
+from __future__ import annotations
+
+import io
+
+import streamlit as st
+
+from attention.model import ModelLoadError
+from lessons import meaning as me
+from lessons.questions import meaning_questions
+from serving import shared
+
+from . import figures
+from .figures import meaning as meaning_figures
+from .figures.animation import offline_html
+from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
+from .text import md, quote, shorten, slug
+
+PAGE = "pages/meaning.py"
+STEP_PAGE = "pages/step3_softmax.py"
+WORD_KEY, A_KEY, B_KEY = "word", "meaning_a", "meaning_b"   # the widgets' keys and the link's names
+
+
+def fill_with(word: str) -> None:
+    """on_click: a built-in word set into the three boxes."""
+    word_set = me.BUILT_IN[word]
+    st.session_state[WORD_KEY] = word_set.word
+    st.session_state[A_KEY] = "\n".join(word_set.meaning_a)
+    st.session_state[B_KEY] = "\n".join(word_set.meaning_b)
+
+
+def word_set_inputs(teaching: bool) -> tuple[str, list[str], list[str], tuple[str, str]]:
+    """The word and its two groups as typed (from the link on a first visit, else the bank set), and the names
+    of the two meanings (a built-in set's, else "meaning A" and "meaning B")."""
+    # A bound box writes its value into the link once it differs from what the page first showed, the default
+    # set's: a box missing from a link therefore holds the default set's value.
+    default = me.BUILT_IN[me.DEFAULT_WORD]
+    for key, value in ((WORD_KEY, default.word), (A_KEY, "\n".join(default.meaning_a)),
+                       (B_KEY, "\n".join(default.meaning_b))):
+        if key not in st.session_state and key not in st.query_params:
+            st.session_state[key] = value
+    cols = st.columns(len(me.BUILT_IN) + 1)
+    cols[0].markdown("**Built-in sets:**")
+    for col, (word, word_set) in zip(cols[1:], me.BUILT_IN.items()):
+        col.button(f"{word} ({word_set.name_a} / {word_set.name_b})", key=f"meaning_set_{word}", on_click=fill_with,
+                   args=(word,), use_container_width=True)
+    word = st.text_input("The word", key=WORD_KEY, bind="query-params", max_chars=40,
+                         help="One word. It must appear in every sentence below (the model's word pieces, "
+                              "upper or lower case alike).")
+    left, right = st.columns(2)
+    height = 200 if teaching else 180
+    group_a = left.text_area("Meaning A: one sentence per line (2 to 8)", key=A_KEY, bind="query-params",
+                             max_chars=MAX_SENTENCE_CHARS, height=height)
+    group_b = right.text_area("Meaning B: one sentence per line (2 to 8)", key=B_KEY, bind="query-params",
+                              max_chars=MAX_SENTENCE_CHARS, height=height)
+    a, b = me.split_lines(group_a), me.split_lines(group_b)
+    built_in = me.BUILT_IN.get(word.strip())
+    names = ((built_in.name_a, built_in.name_b) if built_in and tuple(a) == built_in.meaning_a
+             and tuple(b) == built_in.meaning_b else ("meaning A", "meaning B"))
+    return word, a, b, names
+
+
+def measured(model, word: str, group_a: list[str], group_b: list[str]) -> me.Measurement:
+    """The numbers (shared by every visitor; the built-in sets come from the warm-up), with a progress bar while
+    they are computed, or a message and a stop."""
+    key = shared.meaning_key(model, word, group_a, group_b)
+    bar = None if shared.is_ready(key) else st.progress(0.0, text="Running the model on every sentence…")
+
+    def progress(share: float) -> None:
+        if bar is not None:
+            bar.progress(min(1.0, share), text=f"Running the model on every sentence… {share:.0%}")
+
+    try:
+        result = shared.meaning_measurement(model, word, group_a, group_b, progress)
+    except me.WordSetError as error:
+        if bar is not None:
+            bar.empty()
+        st.info(md(str(error)))
+        st.stop()
+    except ModelLoadError as error:
+        if bar is not None:
+            bar.empty()
+        st.info(md(str(error)))
+        st.stop()
+    if bar is not None:
+        bar.empty()
+    return result
+
+
+def input_notes(result: me.Measurement, names: tuple[str, str]) -> None:
+    """Sentences left out (named), a word met twice, a word in several pieces: said, never silent."""
+    for gone in result.missing:
+        why = ("appears only after the part of the text the model reads (256 tokens)" if gone.cut else
+               f"has no {quote(result.word)} (exactly this word: {quote(result.word + 's')} would be another word to "
+               "the model)")
+        name = names[gone.group]
+        st.warning(f"{md(name[:1].upper() + name[1:])}, sentence {gone.number}, "
+                   f"{quote(shorten(gone.sentence, 70))}, {why}. It is left out of every number below.")
+    if result.repeated:
+        st.caption("The word appears more than once in " + ", ".join(quote(shorten(s, 50)) for s in result.repeated)
+                   + ": its first appearance is measured.")
+    if result.split:
+        st.caption(f"The tokenizer cuts {quote(result.word)} into {len(result.pieces)} pieces ("
+                   + " + ".join(quote(p) for p in result.pieces) + "): the word's vector is the **mean** of its "
+                   "pieces' vectors.")
+
+
+def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) -> None:
+    word = quote(result.word)
+    body = (
+        f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of "
+        "that layer (layers 0 to 5, as the sidebar counts them); **embeddings** is the embedding layer's output, "
+        "before any attention. A word cut into several pieces: the mean of its pieces.\n"
+        f"- **Separation** = the mean cosine similarity of the vectors of {word} over pairs of sentences with the same "
+        "meaning − the mean over pairs with different meanings. 0: the meanings are not apart; above 0: the word "
+        "points more alike within a meaning than across.\n"
+        "- **Nearest-neighbour accuracy**: leave each sentence out, find the most similar of the others (cosine), "
+        "and count how often it has the same meaning (when several are equally similar, each counts for its "
+        "share). **Chance** is what a random other sentence would score.\n"
+        "- **Attention knocked out**: in every layer each token's attention weights become 1 on itself and 0 "
+        "elsewhere (its attention output is its own value); everything else in the model stays the same. Then "
+        "no word can take anything from another."
+    )
+    if teaching:
+        with st.expander("How each number is defined"):
+            st.markdown(body)
+    else:
+        st.markdown(body)
+    st.latex(r"\text{separation}(\ell) = \overline{\cos}_{\text{same}}(\ell)"
+             r" - \overline{\cos}_{\text{different}}(\ell)")
+
+
+def _title(text: str, word: str) -> str:
+    return f"{text} · “{' '.join(str(word).split())}”"
+
+
+def _filename(kind: str, word: str) -> str:
+    return f"meaning_{slug(kind, 24)}_{slug(word)}"
+
+
+def sentence_labels(result: me.Measurement, names: tuple[str, str]) -> list[str]:
+    """Unique short labels for the matrix's axes: the meaning's name and the sentence's number."""
+    return [f"{names[g]} {n}" for g, n in zip(result.meaning, result.numbers)]
+
+
+def separation_section(result: me.Measurement, teaching: bool):
+    st.header("Separation, layer by layer")
+    fig = meaning_figures.separation_chart(
+        result.separation, result.separation_knocked_out,
+        _title("Separation of the two meanings by layer", result.word), teaching)
+    figures.show(fig, _filename("separation", result.word), teaching, key="meaning-separation")
+    st.markdown(me.separation_story(result, quote))
+    return fig
+
+
+def matrix_section(result: me.Measurement, names: tuple[str, str], teaching: bool):
+    st.header("Sentence by sentence")
+    if not teaching:
+        st.markdown(f"Each cell is the cosine similarity of the vectors of {quote(result.word)} in two sentences "
+                    f"(1 = the same direction). The first {result.n_a} rows and columns are {md(names[0])}, the "
+                    f"last {result.n_b} {md(names[1])}. Press **▶ Play** or drag the slider: when the meanings come "
+                    "apart, two brighter blocks appear on the diagonal, layer by layer.")
+    labels = sentence_labels(result, names)
+    fig = meaning_figures.similarity_frames(result.similarity, labels,
+                                            _title("How alike the word is in each pair of sentences", result.word),
+                                            teaching, split=result.n_a,
+                                            short_labels=[f"{'AB'[g]}{n}" for g, n in zip(result.meaning,
+                                                                                         result.numbers)])
+    figures.show(fig, _filename("similarity", result.word), teaching, key="meaning-similarity")
+    with st.expander("Which sentence is which"):
+        st.markdown("\n".join(f"- **{md(label)}** ({'AB'[g]}{n} on a phone): {md(sentence)}" for label, g, n, sentence
+                              in zip(labels, result.meaning, result.numbers, result.sentences)))
+    if not teaching:
+        st.download_button("⬇️ The animation as one HTML file (opens offline, for class)",
+                           lambda: offline_html(fig, _filename("similarity", result.word), "Sentence by sentence"),
+                           file_name=_filename("similarity", result.word) + ".html", mime="text/html",
+                           key="meaning-html", on_click="ignore")
+    return fig
+
+
+def accuracy_section(result: me.Measurement, teaching: bool):
+    st.header("Does the nearest sentence share the meaning?")
+    fig = meaning_figures.accuracy_chart(result.accuracy, result.accuracy_knocked_out, result.chance,
+                                         _title("Nearest-neighbour accuracy by layer", result.word), teaching)
+    figures.show(fig, _filename("accuracy", result.word), teaching, key="meaning-accuracy")
+    st.markdown(me.accuracy_story(result))
+    return fig
+
+
+def heads_section(result: me.Measurement, teaching: bool):
+    st.header("Which heads carry it")
+    story = me.heads_story(result, quote)
+    if story is None:
+        st.markdown("The meanings do not come apart here, so there is no separation for a head to carry.")
+        return None
+    layer = result.growth_layer - 1
+    costly = result.costliest_heads()
+    if not teaching:
+        st.markdown(f"Each bar: knock out **one** head of layer {layer} (its weights become 1 on the token itself), "
+                    f"run layer {layer} again from the same input, and measure the separation after it. The bar is "
+                    "how much lower it is than with every head working.")
+    fig = meaning_figures.head_cost_bars(result.head_costs, layer,
+                                         _title(f"Separation lost when one head of layer {layer} is knocked out",
+                                                result.word), teaching, marked=costly)
+    figures.show(fig, _filename(f"heads_L{layer}", result.word), teaching, key="meaning-heads")
+    st.markdown(story)
+    sentence, token = result.sentences[0], result.first_token[0]
+    for head in costly:
+        st.button(f"Open layer {layer}, head {head} in the step pages, on {quote(shorten(sentence, 40))} →",
+                  on_click=open_head_in_steps, key=f"meaning_open_{head}",
+                  args=(sentence, layer, head, token, STEP_PAGE))
+    if st.session_state.pop("_goto", None):
+        st.switch_page(STEP_PAGE, query_params={})
+    return fig
+
+
+def numbers_csv(result_rows: list[list], similarity_rows: list[list]) -> bytes:
+    out = io.StringIO()
+    out.write("after,separation,separation_knocked_out,nearest_neighbour_accuracy,accuracy_knocked_out,chance\n")
+    for row in result_rows:
+        out.write(",".join(str(v) for v in row) + "\n")
+    out.write("\nafter,sentence_i,sentence_j,cosine,cosine_knocked_out\n")
+    for row in similarity_rows:
+        out.write(",".join(str(v) for v in row) + "\n")
+    return out.getvalue().encode("utf-8")
+
+
+def downloads(result: me.Measurement, names: tuple[str, str]) -> None:
+    labels = meaning_figures.layer_labels(len(result.separation))
+    rows = [[labels[L], repr(float(result.separation[L])), repr(float(result.separation_knocked_out[L])),
+             repr(float(result.accuracy[L])), repr(float(result.accuracy_knocked_out[L])), repr(result.chance)]
+            for L in range(len(labels))]
+    sentence_names = [n.replace(" ", "_") for n in sentence_labels(result, names)]
+    m = len(sentence_names)
+    similarity = [[labels[L], sentence_names[i], sentence_names[j], repr(float(result.similarity[L, i, j])),
+                   repr(float(result.similarity_knocked_out[L, i, j]))]
+                  for L in range(len(labels)) for i in range(m) for j in range(m)]
+    st.download_button("⬇️ These numbers as CSV", lambda: numbers_csv(rows, similarity),
+                       file_name=_filename("numbers", result.word) + ".csv", mime="text/csv", key="meaning-csv",
+                       on_click="ignore")
+
+
+
+def meaning_quiz(model) -> list:
+    """The quiz's questions on this page's built-in "bank" set (measured once per process, by the warm-up); none for a
+    model whose attention this app cannot knock out."""
+    word_set = me.BUILT_IN[me.DEFAULT_WORD]
+    try:
+        result = shared.meaning_measurement(model, word_set.word, list(word_set.meaning_a), list(word_set.meaning_b))
+    except (ModelLoadError, me.WordSetError):
+        return []
+    return meaning_questions(result, (word_set.name_a, word_set.name_b), quote)
