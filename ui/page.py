@@ -9,9 +9,10 @@ import streamlit as st
 
 from . import figures
 from .parity import parity_badge
-from .settings import choose_sentence, settings
+from .labels import unique_labels
+from .settings import EXAMPLES, Example, choose_sentence, settings
 from .sidebar import shown_tokens
-from .text import md
+from .text import md, pct, quote
 from .view import View, current_view, view_again
 
 
@@ -159,29 +160,42 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     st.caption(text)
 
 
-EXAMPLES = {
-    "I am good.": None,
-    "The animal didn't cross the street because it was too tired.": "it",
-    "I sat on the river bank and watched the water.": "bank",
-    ("The old lighthouse keeper, who had lived alone on the island for thirty years, finally wrote down "
-     "the stories the sailors had told him."): "who",
-}
-EXAMPLE_NAMES = ["I am good.", "“it” and the animal", "river bank", "a long sentence"]
-
-
-def _use_example(sentence: str, focus: str | None) -> None:
-    """on_click: set the sidebar's sentence and select the word the example is about."""
-    tokens = shown_tokens(sentence, bool(st.session_state.get("special", False)))
-    choose_sentence(sentence, tokens.index(focus) if focus in tokens else 0)
+def _use_example(example: Example) -> None:
+    """on_click of an example: its sentence, its head (learned mode) and its token, as one new input; what the
+    user chooses afterwards for the same sentence is kept (nothing resets it until the sentence changes)."""
+    labels = unique_labels(shown_tokens(example.sentence, bool(st.session_state.get("special", False))))
+    st.session_state["mode"] = "learned"
+    st.session_state["layer"] = example.layer
+    st.session_state["head"] = example.head
+    choose_sentence(example.sentence, labels.index(example.focus) if example.focus in labels else 0)
 
 
 def example_sentences() -> None:
-    """One click puts an example sentence in the sidebar (what the user typed before is replaced)."""
+    """One click puts an example sentence in the sidebar (what the user typed before is replaced), with the head
+    measured for its lesson and the word the lesson is about selected."""
     columns = st.columns([0.9] + [1.1] * len(EXAMPLES))
     columns[0].markdown("**Try an example:**")
-    for column, (sentence, focus), name in zip(columns[1:], EXAMPLES.items(), EXAMPLE_NAMES):
-        column.button(name, key=f"example-{name}", help=sentence, on_click=_use_example, args=(sentence, focus),
-                      use_container_width=True)
+    for column, example in zip(columns[1:], EXAMPLES):
+        column.button(example.name, key=f"example-{example.name}",
+                      help=f"{example.sentence} It shows {example.shows} (layer {example.layer}, head "
+                           f"{example.head}).", on_click=_use_example, args=(example,), use_container_width=True)
+
+
+def example_lesson(view: View) -> None:
+    """While an example's sentence and head are on screen: what it shows, with the live share of its word."""
+    example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
+                    and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
+    if example is None or example.focus not in view.labels or example.target not in view.labels:
+        return
+    focus, target = view.labels.index(example.focus), view.labels.index(example.target)
+    weights = view.weights[focus]
+    runner_up = max((j for j in range(len(view.labels)) if j not in (focus, target)), key=lambda j: weights[j],
+                    default=None)
+    rest = "" if runner_up is None else (f", and at most {pct(weights[runner_up])} on any other word "
+                                         f"({quote(view.labels[runner_up])})")
+    st.markdown(f"**This example shows {example.shows}.** Layer {example.layer}, head {example.head} was chosen by "
+                f"measuring all 72 heads for it: {quote(example.focus)} puts {pct(weights[target])} of its attention "
+                f"on {quote(example.target)}{rest}.")
 
 
 def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
