@@ -3,7 +3,7 @@ import streamlit as st
 
 from lessons import explain
 from ui import figures, readouts, tables, whys
-from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
+from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 3 · Softmax turns scores into attention weights")
@@ -30,40 +30,40 @@ specials_note(view)
 st.header(f"Reading the row of {quote(view.token_label)}")
 st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
 
-st.header("The softmax of this row, step by step")
-arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
-base_labels = view.base_labels
-n_all = len(base_labels)
-hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
-table_labels = view.base_key_labels
-left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
-with left:
-    figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
-                                       f"Softmax of the row of “{view.token_label}”", teaching=teaching,
-                                       highlight=view.base_index),
-                 figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-                 key="fig-softmax-table")
-with right:
-    top = int(arithmetic[:, 0].argmax())
-    st.markdown(
-        f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
-        f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
-        f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
-        f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
-    if hidden_rows:
-        share = arithmetic[sorted(hidden_rows), 3].sum()
-        st.markdown(f"The sum runs over all {n_all} tokens the model sees, [CLS] and [SEP] included: they take "
-                    f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
+with more_detail("the softmax of this row, step by step"):
+    arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
+    base_labels = view.base_labels
+    n_all = len(base_labels)
+    hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
+    table_labels = view.base_key_labels
+    left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
+    with left:
+        figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
+                                           f"Softmax of the row of “{view.token_label}”", teaching=teaching,
+                                           highlight=view.base_index),
+                     figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"),
+                     teaching, key="fig-softmax-table")
+    with right:
+        top = int(arithmetic[:, 0].argmax())
+        st.markdown(
+            f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
+            f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
+            f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
+            f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
+        if hidden_rows:
+            share = arithmetic[sorted(hidden_rows), 3].sum()
+            st.markdown(f"The sum runs over all {n_all} tokens the model sees, [CLS] and [SEP] included: they take "
+                        f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
 
-st.header(f"Where {quote(view.token_label)} looks, as lines")
-st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
-            "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
-figures.show(figures.token_lines(weights, tokens, keys,
-                                 figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
-                                                      view.label),
-                                 selected=i, teaching=teaching),
-             figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-             key="fig-lines")
+with more_detail(f"the same weights drawn as lines: where {quote(view.token_label)} looks"):
+    st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
+                "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
+    figures.show(figures.token_lines(weights, tokens, keys,
+                                     figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
+                                                          view.label),
+                                     selected=i, teaching=teaching),
+                 figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                 key="fig-lines")
 
 if not teaching:
     sums = weights.sum(axis=1)

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import streamlit as st
 
-from . import figures
+from . import figures, readouts
 from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, Example, choose_sentence, settings
@@ -31,6 +31,12 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
             st.latex(line)
     with right:
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
+
+
+def more_detail(what: str):
+    """A clearly labelled, closed section for a step page's technical extras: the main line above it answers the
+    step's question in plain words (issue 41: within two screens at 1440×900 above the "why" questions)."""
+    return st.expander(f"More detail: {what}")
 
 
 # A half-width figure on a 1280 px slide holds about this many upright 18 px token labels side by side.
@@ -187,15 +193,10 @@ def example_lesson(view: View) -> None:
                     and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
     if example is None or example.focus not in view.labels or example.target not in view.labels:
         return
-    focus, target = view.labels.index(example.focus), view.labels.index(example.target)
-    weights = view.weights[focus]
-    runner_up = max((j for j in range(len(view.labels)) if j not in (focus, target)), key=lambda j: weights[j],
-                    default=None)
-    rest = "" if runner_up is None else (f", and at most {pct(weights[runner_up])} on any other word "
-                                         f"({quote(view.labels[runner_up])})")
-    st.markdown(f"**This example shows {example.shows}.** Layer {example.layer}, head {example.head} was chosen by "
-                f"measuring all 72 heads for it: {quote(example.focus)} puts {pct(weights[target])} of its attention "
-                f"on {quote(example.target)}{rest}.")
+    focus = view.labels.index(example.focus)
+    st.markdown(f"**What this example shows:** {example.shows}. Layer {example.layer}, head {example.head} was "
+                f"chosen for it by measuring all 72 heads: {quote(example.focus)} puts "
+                f"{readouts.shares(view.weights[focus], view.key_labels, focus, limit=2)}.")
 
 
 def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:

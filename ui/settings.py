@@ -29,8 +29,8 @@ HEAD_PRESETS = {
 }
 # What each preset was measured on, said in its button's help (no number: the page states the live ones).
 PRESET_HELP = {
-    "a head that looks at the next word": "Chosen by measuring all 72 heads on “I am good.”: the clearest "
-                                          "nameable pattern whose row stays soft.",
+    "a head that looks at the next word":
+        "Chosen by measuring all 72 heads on “I am good.”: the clearest nameable pattern whose row stays soft.",
     "a head that looks at the previous word": "Every word puts almost all its attention on the word before it.",
     "a head that looks from a pronoun to the noun it stands for":
         "Chosen by measuring all 72 heads on five sentences (“it”, “she”, “he”, “they”, “who”): of the heads that "
