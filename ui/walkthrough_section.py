@@ -56,7 +56,8 @@ def show_walkthrough(view: View) -> None:
     settings, model = view.settings, view.model  # the buttons' functions keep these, never the view
     # On a slide the downloads wait in a closed box (a slide shows no buttons); their files are slide-sized there.
     with st.expander("For class: the animation as a file, and a printable worksheet") if teaching else st.container():
-        walkthrough_downloads(settings, model, filename)
+        with st.container(key="class_downloads"):
+            walkthrough_downloads(settings, model, filename)
 
 
 def walkthrough_downloads(settings, model, filename: str) -> None:
