@@ -65,9 +65,10 @@ from_markers = (f", and {pct(markers)} from [CLS] and [SEP], which carry no word
 st.markdown(
     f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
     + (f"**{pct(words)} comes from the other tokens of your sentence**{from_markers}. " if words >= 0.005 else
-       f"**nothing comes from the other tokens of your sentence**{from_markers}. ")
-    + likeness
+       f"**nothing comes from the other tokens of your sentence**{from_markers}.")
 )
+with more_detail(f"which value the output of {quote(view.token_label)} now resembles (cosine similarity)"):
+    st.markdown(likeness)
 st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
             "to the next layer, which repeats the whole process.")
 if not teaching:

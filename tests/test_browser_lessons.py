@@ -60,7 +60,7 @@ def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser):
     lesson.wait_for(timeout=60_000)
     text = lesson.inner_text()
     assert "a pronoun finds the noun it stands for" in text and "Layer 3, head 1" in text
-    assert "“it” puts 68% on “animal”" in text, text
+    assert "“it” sends 68% of its attention to “animal”, and 5% to “street”" in text, text
     # The user's own choices for the same sentence stay: another head (a preset), then another page.
     preset = page.locator('[data-testid="stSidebar"]').get_by_role("button", name=re.compile("same word said"))
     preset.click()

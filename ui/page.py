@@ -7,7 +7,7 @@ import io
 import numpy as np
 import streamlit as st
 
-from . import figures, readouts
+from . import figures
 from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, Example, choose_sentence, settings
@@ -193,10 +193,13 @@ def example_lesson(view: View) -> None:
                     and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
     if example is None or example.focus not in view.labels or example.target not in view.labels:
         return
-    focus = view.labels.index(example.focus)
+    row = view.weights[view.labels.index(example.focus)]
+    against = (f", and {pct(row[view.labels.index(example.control)])} to {quote(example.control)}"
+               if example.control in view.labels else "")
     st.markdown(f"**What this example shows:** {example.shows}. Layer {example.layer}, head {example.head} was "
-                f"chosen for it by measuring all 72 heads: {quote(example.focus)} puts "
-                f"{readouts.shares(view.weights[focus], view.key_labels, focus, limit=2)}.")
+                f"chosen for it by measuring all 72 heads: {quote(example.focus)} sends "
+                f"**{pct(row[view.labels.index(example.target)])}** of its attention to {quote(example.target)}"
+                f"{against}.")
 
 
 def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:

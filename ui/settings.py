@@ -49,6 +49,7 @@ class Example:
     sentence: str
     focus: str           # the selected token (a label as the pages write it)
     target: str          # the word the lesson is about: the page states the focus token's share on it
+    control: str | None  # another noun of the sentence, whose share the page states beside it
     layer: int
     head: int
     shows: str           # what it shows, in plain words
@@ -58,14 +59,14 @@ class Example:
 # sends its focus token most to its target while the row stays soft (lessons/heads.py focus_head), which is the
 # pronoun preset for "it" and "who". tests/test_examples.py measures every one again.
 EXAMPLES = (
-    Example("I am good.", "I am good.", "i", "am", DEFAULT_LAYER, DEFAULT_HEAD,
+    Example("I am good.", "I am good.", "i", "am", None, DEFAULT_LAYER, DEFAULT_HEAD,
             "each word looks at the word after it"),
     Example("“it” and the animal", "The animal didn't cross the street because it was too tired.", "it", "animal",
-            *PRONOUN_HEAD, "a pronoun finds the noun it stands for"),
-    Example("river bank", "I sat on the river bank and watched the water.", "bank", "river", 0, 4,
+            "street", *PRONOUN_HEAD, "a pronoun finds the noun it stands for"),
+    Example("river bank", "I sat on the river bank and watched the water.", "bank", "river", "water", 0, 4,
             "“bank” reads “river”, the word that says which bank"),
     Example("a long sentence", "The old lighthouse keeper, who had lived alone on the island for thirty years, "
-            "finally wrote down the stories the sailors had told him.", "who", "keeper", *PRONOUN_HEAD,
+            "finally wrote down the stories the sailors had told him.", "who", "keeper", "island", *PRONOUN_HEAD,
             "“who” finds the person it stands for, across a comma"),
 )
 MODES = {
