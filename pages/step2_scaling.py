@@ -35,6 +35,7 @@ st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_r
 st.header("Why divide by √d_k?")
 # The reason in words on the left, the row's bars on the right: the main line stays within two screens.
 why_text, why_bars = st.columns([2, 3]) if not teaching else (st.container(), st.container())
+spread_box = st.container()  # under both: a line chart needs the page's width for its title
 why_text.markdown(
     "Step 3 will turn each row of scores into shares that add up to 100% (a function called **softmax**). "
     "A dot product adds up d_k products. If the numbers in q and k are random with spread 1, the sum's "
@@ -44,7 +45,7 @@ why_text.markdown(
 )
 dims = [2, 8, 32, 128, 512, 1024]
 raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
-with why_text, more_detail("the spread of 2,000 random dot products at each d_k, measured"):
+with spread_box, more_detail("the spread of 2,000 random dot products at each d_k, measured"):
     figures.show(figures.line_chart(dims, {"q·k": raw_spread, "q·k / √d_k": scaled_spread},
                                     "Spread (standard deviation) of 2,000 random dot products",
                                     "d_k (vector length)", "spread", teaching=teaching, log_x=True),
