@@ -104,3 +104,68 @@ def teaching_heads(model, analysis, row: int):  # -> list of (layer, head, patte
             if pattern in NAMEABLE_PATTERNS and softness["soft"]:
                 found.append((layer, head, pattern, share, softness))
     return sorted(found, key=lambda item: -item[3])
+
+
+# --- issue 41: heads named by what they do beyond the next or previous word, each chosen by measurement ----------
+
+# A role is a small set of sentences, each with a looking word, the word the role says it finds, and a control: a
+# noun of the same sentence the role says it does not find. "cat²" is the second "cat" (as the pages label it).
+HEAD_ROLES = {
+    "pronoun": (
+        ("The animal didn't cross the street because it was too tired.", "it", "animal", "street"),
+        ("My sister lost her keys at the station, so she walked home.", "she", "sister", "station"),
+        ("The boy kicked the ball into the garden, and then he ran away.", "he", "boy", "garden"),
+        ("The farmers sold their apples in the market because they needed money.", "they", "farmers", "market"),
+        ("The old lighthouse keeper, who had lived alone on the island for thirty years, finally wrote down "
+         "the stories the sailors had told him.", "who", "keeper", "island"),
+    ),
+    "same word": (
+        ("The cat chased the mouse, and then the cat slept.", "cat²", "cat", "mouse"),
+        ("A bird sang near my window, so I fed the bird.", "bird²", "bird", "window"),
+        ("She bought a book in town and read the book at home.", "book²", "book", "town"),
+        ("The river was cold, but we swam in the river anyway.", "river²", "river", "cold"),
+    ),
+}
+
+
+def word_position(tokens, word: str) -> int:
+    """The position of a whole-token word in tokens; "cat²" is the second "cat"."""
+    base, nth = (word[:-1], 1) if word.endswith("²") else (word, 0)
+    return [i for i, token in enumerate(tokens) if token == base][nth]
+
+
+def role_shares(cases, analyze):  # -> found [L, H, n_cases], control [L, H, n_cases]
+    """Each head's attention from each case's looking word to the word it should find, and to the control."""
+    found, control = [], []
+    for sentence, looking, target, other in cases:
+        analysis = analyze(sentence)
+        row = analysis.attentions[:, :, word_position(analysis.tokens, looking)]
+        found.append(row[..., word_position(analysis.tokens, target)])
+        control.append(row[..., word_position(analysis.tokens, other)])
+    return np.stack(found, -1), np.stack(control, -1)
+
+
+def role_head(cases, analyze) -> tuple[int, int]:
+    """The head that does a role best over all 72: the largest mean margin of the found word over the control,
+    among the heads where the found word beats the control in every case."""
+    found, control = role_shares(cases, analyze)
+    margin = np.where((found > control).all(-1), (found - control).mean(-1), -np.inf)
+    layer, head = np.unravel_index(int(np.argmax(margin)), margin.shape)
+    return int(layer), int(head)
+
+
+def focus_head(model, analysis, row: int, target: int):  # -> (layer, head, share)
+    """The head, over every layer and head, that sends row's token most to target while its row stays soft
+    (row_softness: a weighting, not a one-hot pick, so every step page has something to show)."""
+    shown = np.flatnonzero(~analysis.is_special)
+    hidden = np.flatnonzero(analysis.is_special)
+    best = (-1, -1, -1.0)
+    for layer in range(analysis.n_layers):
+        x = analysis.hidden_states[layer].astype(np.float64)
+        for head in range(analysis.n_heads):
+            q, k, _ = core.learned_projection(x, model.head_weights(layer, head))
+            raw = core.raw_scores(q, k)
+            share = float(analysis.attentions[layer, head, row, target])
+            if share > best[2] and row_softness(raw[row], q.shape[-1], shown, hidden)["soft"]:
+                best = (layer, head, share)
+    return best

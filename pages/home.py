@@ -2,7 +2,7 @@ import streamlit as st
 
 from lessons.heads import PATTERN_WORDS, describe_heads
 from ui import figures, readouts, whys
-from ui.page import example_sentences, sentence_box, specials_note, step_nav, token_picker
+from ui.page import example_lesson, example_sentences, sentence_box, specials_note, step_nav, token_picker
 from ui.parity import parity_badge
 from ui.settings import settings
 from ui.text import pct, quote
@@ -31,6 +31,7 @@ def follow_the_selected_token():
     focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
     st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
                 f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
+    example_lesson(view)
     st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
                 "becoming weights and its output, frame by frame, with the live numbers.")
     if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes

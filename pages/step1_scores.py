@@ -3,7 +3,7 @@ import streamlit as st
 
 from lessons import explain
 from ui import figures, readouts, tables, whys
-from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
+from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import quote
 
 
@@ -17,52 +17,53 @@ st.markdown(
     "others) and a **value** (what it will pass on). They are made from the token's vector X "
     f"— here by *{view.label}*. Each has **d_k = {s.d_k}** numbers."
 )
-if view.is_toy:
-    st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}} = \underbrace{{Q}}_{{{n}\times{s.d_k}}}"
-             if view.settings.mode == "identity" else
-             rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
-             rf" = \underbrace{{Q}}_{{{n}\times{s.d_k}}}")
-else:
-    st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
-             rf" + b_Q = \underbrace{{Q}}_{{{n}\times{s.d_k}}}\qquad"
-             rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_K}}_{{{d_model}\times{s.d_k}}}"
-             rf" + b_K = \underbrace{{K}}_{{{n}\times{s.d_k}}}")
-if not teaching:  # said of the projection the page runs: only the learned one was learned in training
-    made_by = {"learned": f"times a {d_model} × {s.d_k} matrix the model learned in training (plus a bias)",
-               "random": f"times a {d_model} × {s.d_k} matrix of random numbers (seed {view.settings.seed}: not "
-                         "learned; the same seed draws the same numbers)",
-               "identity": "taken as they are (no matrix: the textbook toy)"}[view.settings.mode]
-    st.caption(f"{n} tokens" + (f" drawn ({readouts.token_count(view)}: [CLS] and [SEP] get their queries and "
-                                 "keys the same way, not drawn)" if view.hidden.size else "")
-               + f", each a vector of {d_model} numbers, {made_by}, gives {n} queries of {s.d_k} numbers "
-               "(the same for keys).")
+with more_detail("the queries and keys themselves (Q and K), and the matrices that make them"):
+    if view.is_toy:
+        st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}} = \underbrace{{Q}}_{{{n}\times{s.d_k}}}"
+                 if view.settings.mode == "identity" else
+                 rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
+                 rf" = \underbrace{{Q}}_{{{n}\times{s.d_k}}}")
+    else:
+        st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_Q}}_{{{d_model}\times{s.d_k}}}"
+                 rf" + b_Q = \underbrace{{Q}}_{{{n}\times{s.d_k}}}\qquad"
+                 rf"\underbrace{{X}}_{{{n}\times{d_model}}}\cdot\underbrace{{W_K}}_{{{d_model}\times{s.d_k}}}"
+                 rf" + b_K = \underbrace{{K}}_{{{n}\times{s.d_k}}}")
+    if not teaching:  # said of the projection the page runs: only the learned one was learned in training
+        made_by = {"learned": f"times a {d_model} × {s.d_k} matrix the model learned in training (plus a bias)",
+                   "random": f"times a {d_model} × {s.d_k} matrix of random numbers (seed {view.settings.seed}: not "
+                             "learned; the same seed draws the same numbers)",
+                   "identity": "taken as they are (no matrix: the textbook toy)"}[view.settings.mode]
+        st.caption(f"{n} tokens" + (f" drawn ({readouts.token_count(view)}: [CLS] and [SEP] get their queries and "
+                                     "keys the same way, not drawn)" if view.hidden.size else "")
+                   + f", each a vector of {d_model} numbers, {made_by}, gives {n} queries of {s.d_k} numbers "
+                   "(the same for keys).")
 
-columns = st.columns(2)
-for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
-    with column:
-        figures.show(figures.matrix_heatmap(matrix, tokens, None,
-                                            figures.figure_title(f"{name} ({'queries' if name == 'Q' else 'keys'})",
-                                                                 view.settings.sentence, view.short_label),
-                                            kind="vectors", highlight_row=i, teaching=teaching,
-                                            x_title="number (dimension)", y_title="token",
-                                            bound=float(np.abs(np.concatenate([s.q, s.k])).max())),
-                     figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
-                     key=f"fig-{name}")
+    columns = st.columns(2)
+    for column, name, matrix in zip(columns, "QK", (s.q, s.k)):
+        with column:
+            figures.show(figures.matrix_heatmap(matrix, tokens, None,
+                                                figures.figure_title(f"{name} ({'queries' if name == 'Q' else 'keys'})",
+                                                                     view.settings.sentence, view.short_label),
+                                                kind="vectors", highlight_row=i, teaching=teaching,
+                                                x_title="number (dimension)", y_title="token",
+                                                bound=float(np.abs(np.concatenate([s.q, s.k])).max())),
+                         figures.figure_filename(f"step1_{name}", view.settings.sentence, view.code), teaching,
+                         key=f"fig-{name}")
 
-st.header(f"One query meets every key: {quote(view.token_label)}")
-# Every key the model compares with, [CLS] and [SEP] included in learned mode (step 3 counts them too).
-me, key_labels = view.base_index, view.base_key_labels
-products, scores = explain.query_meets_keys(view.base.q[me], view.base.k)
-st.markdown(
-    f"The query of {quote(view.token_label)} is multiplied with each key **number by number** (left, one row "
-    f"per key: red = both numbers have the same sign, blue = opposite signs). Adding up a row gives one "
-    f"score (right). The biggest sum is with {readouts.best_score(scores, key_labels, me, view.hidden)}.")
-figures.show(figures.query_meets_keys(products, scores, key_labels, view.token_label,
-                                      figures.figure_title(f"q({view.token_label}) × each key",
-                                                           view.settings.sentence, view.short_label),
-                                      teaching=teaching),
-             figures.figure_filename("step1_query_keys", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-             key="fig-query-keys")
+with more_detail(f"one query meets every key, number by number: {quote(view.token_label)}"):
+    # Every key the model compares with, [CLS] and [SEP] included in learned mode (step 3 counts them too).
+    me, key_labels = view.base_index, view.base_key_labels
+    products, scores = explain.query_meets_keys(view.base.q[me], view.base.k)
+    st.markdown(
+        f"The query of {quote(view.token_label)} is multiplied with each key **number by number** (left, one row "
+        f"per key: red = both numbers have the same sign, blue = opposite signs). Adding up a row gives one "
+        f"score (right). The biggest sum is with {readouts.best_score(scores, key_labels, me, view.hidden)}.")
+    figures.show(figures.query_meets_keys(products, scores, key_labels, view.token_label,
+                                          figures.figure_title(f"q({view.token_label}) × each key",
+                                                               view.settings.sentence, view.short_label),
+                                          teaching=teaching),
+                 figures.figure_filename("step1_query_keys", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                 key="fig-query-keys")
 
 explained_matrix(
     view,

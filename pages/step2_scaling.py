@@ -4,7 +4,7 @@ import streamlit as st
 from attention import core
 from lessons import explain
 from ui import figures, readouts, whys
-from ui.page import figure_pair, specials_note, step_downloads, step_nav, step_page
+from ui.page import figure_pair, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 2 · Scale the scores by √d_k")
@@ -34,7 +34,10 @@ st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_r
             + (", over every key the model compares with, [CLS] and [SEP] included." if view.hidden.size else "."))
 
 st.header("Why divide by √d_k?")
-st.markdown(
+# The reason in words on the left, the row's bars on the right: the main line stays within two screens.
+why_text, why_bars = st.columns([2, 3]) if not teaching else (st.container(), st.container())
+spread_box = st.container()  # under both: a line chart needs the page's width for its title
+why_text.markdown(
     "Step 3 will turn each row of scores into shares that add up to 100% (a function called **softmax**). "
     "A dot product adds up d_k products. If the numbers in q and k are random with spread 1, the sum's "
     "spread grows like √d_k: with long vectors the scores get huge. Softmax (step 3) turns huge gaps into "
@@ -43,8 +46,7 @@ st.markdown(
 )
 dims = [2, 8, 32, 128, 512, 1024]
 raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
-left, right = figure_pair(teaching, len(view.key_labels))
-with left:
+with spread_box, more_detail("the spread of 2,000 random dot products at each d_k, measured"):
     figures.show(figures.line_chart(dims, {"q·k": raw_spread, "q·k / √d_k": scaled_spread},
                                     "Spread (standard deviation) of 2,000 random dot products",
                                     "d_k (vector length)", "spread", teaching=teaching, log_x=True),
@@ -61,7 +63,7 @@ whole_unscaled, whole_scaled = core.softmax(view.base.raw[picked][None])[0], vie
 fold = (lambda row: row) if view.is_toy else view.fold
 unscaled, scaled = fold(whole_unscaled), fold(whole_scaled)
 keys = view.key_labels
-with right:
+with why_bars:
     figures.show(figures.compare_bars({"softmax without scaling": unscaled, "softmax with scaling": scaled},
                                       keys, f"Row of “{picked_label}”: softmax with and without √d_k",
                                       teaching=teaching),
@@ -75,20 +77,24 @@ with right:
         f"{quote(picked_label)} ({entropy_change[picked]:.2f} bits). ")
     spread = (f"goes from {before:.2f} to {after:.2f} bits" if abs(after - before) >= 0.005 else
               f"stays at {after:.2f} bits: on this sentence scaling does not change how spread out the row is")
-    st.markdown(
-        picked_note +
-        f"On your sentence: the raw scores of {quote(picked_label)} spread over "
-        f"{view.base.raw[picked].std():.2f} (standard deviation), the scaled ones over "
-        f"{view.base.scaled[picked].std():.2f}. Without "
-        f"scaling, softmax puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with "
-        f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}. "
-        f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes everything, "
-        f"more bits = more evenly spread) {spread}"
-        + f" — this one row's, that of {quote(picked_label)}"
-        + (f", over all {readouts.token_count(view)} the model sees" if not view.is_toy else "")
-        + ". (The What-if lab's “no √d_k scaling” reports the mean over every row, the other way round: from "
-          "scaled to unscaled.)"
-    )
+    with why_text:
+        st.markdown(
+            picked_note +
+            f"On your sentence: the raw scores of {quote(picked_label)} spread over "
+            f"{view.base.raw[picked].std():.2f} (standard deviation), the scaled ones over "
+            f"{view.base.scaled[picked].std():.2f}. Without "
+            f"scaling, softmax puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with "
+            f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}."
+        )
+        with more_detail("how spread out the row is, in bits (entropy)"):
+            st.markdown(
+                f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes "
+                f"everything, more bits = more evenly spread) {spread}"
+                + f" — this one row's, that of {quote(picked_label)}"
+                + (f", over all {readouts.token_count(view)} the model sees" if not view.is_toy else "")
+                + ". (The What-if lab's “no √d_k scaling” reports the mean over every row, the other way round: "
+                  "from scaled to unscaled.)"
+            )
 specials_note(view, folded=not view.is_toy, scores_too=True)
 step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
 whys.show_step2(view)

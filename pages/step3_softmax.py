@@ -3,7 +3,7 @@ import streamlit as st
 
 from lessons import explain
 from ui import figures, readouts, tables, whys
-from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
+from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 3 · Softmax turns scores into attention weights")
@@ -56,15 +56,15 @@ with right:
         st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
                     f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
 
-st.header(f"Where {quote(view.token_label)} looks, as lines")
-st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
-            "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
-figures.show(figures.token_lines(weights, tokens, keys,
-                                 figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
-                                                      view.label),
-                                 selected=i, teaching=teaching),
-             figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-             key="fig-lines")
+with more_detail(f"the same weights drawn as lines: where {quote(view.token_label)} looks"):
+    st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
+                "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
+    figures.show(figures.token_lines(weights, tokens, keys,
+                                     figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
+                                                          view.label),
+                                     selected=i, teaching=teaching),
+                 figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                 key="fig-lines")
 
 if not teaching:
     sums = weights.sum(axis=1)

@@ -4,7 +4,7 @@ import streamlit as st
 from lessons import explain
 from ui import figures, readouts, whys
 from ui.history import before_self_attention
-from ui.page import explained_matrix, specials_note, step_downloads, step_nav, step_page
+from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
 view = step_page("Step 4 · The output is a weighted mix of the values")
@@ -38,16 +38,17 @@ stacked = np.vstack([contributions, output[i][None]])
 labels = [f"{pct(w)} × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
 words, own = whys.other_words_share(view)
 markers = max(0.0, 1.0 - words - own)
-st.markdown(
-    "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
-    f"the output of {quote(view.token_label)}. The shares: {readouts.shares(row, keys, i, verb='from')}."
-)
-figures.show(figures.matrix_heatmap(stacked, labels, None,
-                                    figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",
-                                                         view.settings.sentence, view.label),
-                                    kind="vectors", teaching=teaching, x_title="number (dimension)",
-                                    y_title="weighted value", highlight_row=len(labels) - 1),
-             figures.figure_filename("step4_sum", view.settings.sentence, f"{view.code}-t{i}"), teaching)
+with more_detail(f"the output of {quote(view.token_label)} as a weighted sum, value by value"):
+    st.markdown(
+        "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
+        f"the output of {quote(view.token_label)}. The shares: {readouts.shares(row, keys, i, verb='from')}."
+    )
+    figures.show(figures.matrix_heatmap(stacked, labels, None,
+                                        figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",
+                                                             view.settings.sentence, view.label),
+                                        kind="vectors", teaching=teaching, x_title="number (dimension)",
+                                        y_title="weighted value", highlight_row=len(labels) - 1),
+                 figures.figure_filename("step4_sum", view.settings.sentence, f"{view.code}-t{i}"), teaching)
 specials_note(view)
 
 check = np.abs(contributions.sum(axis=0) - output[i]).max()
@@ -67,9 +68,10 @@ st.markdown(
     f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
     + (f"**{pct(words)} comes from the other tokens of your sentence** "
        f"({readouts.word_parts(view, row, keys)}){from_markers}. " if words >= 0.005 else
-       f"**nothing comes from the other tokens of your sentence**{from_markers}. ")
-    + likeness
+       f"**nothing comes from the other tokens of your sentence**{from_markers}.")
 )
+with more_detail(f"which value the output of {quote(view.token_label)} now resembles (cosine similarity)"):
+    st.markdown(likeness)
 st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
             "to the next layer, which repeats the whole process.")
 st.page_link("pages/meaning.py", icon="📏",

@@ -9,9 +9,10 @@ import streamlit as st
 
 from . import figures
 from .parity import parity_badge
-from .settings import choose_sentence, settings
+from .labels import unique_labels
+from .settings import EXAMPLES, Example, choose_sentence, settings
 from .sidebar import shown_tokens
-from .text import md
+from .text import layer_head_name, md, pct, quote
 from .view import View, current_view, view_again
 
 
@@ -30,6 +31,12 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
             st.latex(line)
     with right:
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
+
+
+def more_detail(what: str):
+    """A clearly labelled, closed section for a step page's technical extras: the main line above it answers the
+    step's question in plain words (issue 41: within two screens at 1440×900 above the "why" questions)."""
+    return st.expander(f"More detail: {what}")
 
 
 # A half-width figure on a 1280 px slide holds about this many upright 18 px token labels side by side.
@@ -159,29 +166,40 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     st.caption(text)
 
 
-EXAMPLES = {
-    "I am good.": None,
-    "The animal didn't cross the street because it was too tired.": "it",
-    "I sat on the river bank and watched the water.": "bank",
-    ("The old lighthouse keeper, who had lived alone on the island for thirty years, finally wrote down "
-     "the stories the sailors had told him."): "who",
-}
-EXAMPLE_NAMES = ["I am good.", "“it” and the animal", "river bank", "a long sentence"]
-
-
-def _use_example(sentence: str, focus: str | None) -> None:
-    """on_click: set the sidebar's sentence and select the word the example is about."""
-    tokens = shown_tokens(sentence, bool(st.session_state.get("special", False)))
-    choose_sentence(sentence, tokens.index(focus) if focus in tokens else 0)
+def _use_example(example: Example) -> None:
+    """on_click of an example: its sentence, its head (learned mode) and its token, as one new input; what the
+    user chooses afterwards for the same sentence is kept (nothing resets it until the sentence changes)."""
+    labels = unique_labels(shown_tokens(example.sentence, bool(st.session_state.get("special", False))))
+    st.session_state["mode"] = "learned"
+    st.session_state["layer"] = example.layer
+    st.session_state["head"] = example.head
+    choose_sentence(example.sentence, labels.index(example.focus) if example.focus in labels else 0)
 
 
 def example_sentences() -> None:
-    """One click puts an example sentence in the sidebar (what the user typed before is replaced)."""
+    """One click puts an example sentence in the sidebar (what the user typed before is replaced), with the head
+    measured for its lesson and the word the lesson is about selected."""
     columns = st.columns([0.9] + [1.1] * len(EXAMPLES))
     columns[0].markdown("**Try an example:**")
-    for column, (sentence, focus), name in zip(columns[1:], EXAMPLES.items(), EXAMPLE_NAMES):
-        column.button(name, key=f"example-{name}", help=sentence, on_click=_use_example, args=(sentence, focus),
-                      use_container_width=True)
+    for column, example in zip(columns[1:], EXAMPLES):
+        column.button(example.name, key=f"example-{example.name}",
+                      help=f"{example.sentence} It shows {example.shows} ({layer_head_name(example.layer, example.head)}).", on_click=_use_example, args=(example,), use_container_width=True)
+
+
+def example_lesson(view: View) -> None:
+    """While an example's sentence and head are on screen: what it shows, with the live share of its word."""
+    example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
+                    and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
+    if example is None or example.focus not in view.labels or example.target not in view.labels:
+        return
+    row = view.weights[view.labels.index(example.focus)]
+    against = (f", and {pct(row[view.labels.index(example.control)])} to {quote(example.control)}"
+               if example.control in view.labels else "")
+    st.markdown(f"**What this example shows:** {example.shows}. "
+                f"{layer_head_name(example.layer, example.head, capital=True)} was "
+                f"chosen for it by measuring all 72 heads: {quote(example.focus)} sends "
+                f"**{pct(row[view.labels.index(example.target)])}** of its attention to {quote(example.target)}"
+                f"{against}.")
 
 
 def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:

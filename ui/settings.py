@@ -17,10 +17,58 @@ DEFAULT_SENTENCE = "I am good."
 # nothing (issue 29). It stays one click away as a preset (HEAD_PRESETS).
 DEFAULT_LAYER = 1
 DEFAULT_HEAD = 8
+# Heads named by what they do beyond the next or previous word, each the best of all 72 heads on a small set of
+# sentences with a control word (lessons/heads.py HEAD_ROLES and role_head; tests/test_examples.py measures again).
+PRONOUN_HEAD = (3, 1)
+SAME_WORD_HEAD = (2, 9)
 HEAD_PRESETS = {
     "a head that looks at the next word": (DEFAULT_LAYER, DEFAULT_HEAD),
     "a head that looks at the previous word": (0, 2),
+    "a head that looks from a pronoun to the noun it stands for": PRONOUN_HEAD,
+    "a head that looks back at the same word said earlier": SAME_WORD_HEAD,
 }
+# What each preset was measured on, said in its button's help (no number: the page states the live ones).
+PRESET_HELP = {
+    "a head that looks at the next word":
+        "Chosen by measuring all 72 heads on “I am good.”: the clearest nameable pattern whose row stays soft.",
+    "a head that looks at the previous word": "Every word puts almost all its attention on the word before it.",
+    "a head that looks from a pronoun to the noun it stands for":
+        "Chosen by measuring all 72 heads on five sentences (“it”, “she”, “he”, “they”, “who”): of the heads that "
+        "put more of the pronoun's attention on its noun than on another noun of the sentence in every one, the "
+        "one with the largest difference.",
+    "a head that looks back at the same word said earlier":
+        "Chosen by measuring all 72 heads on four sentences that say a word twice (“the cat … the cat”): the "
+        "head whose second copy looks most at the first, more than at another noun, in every one.",
+}
+
+
+@dataclass(frozen=True)
+class Example:
+    """A built-in sentence and the lesson it opens on: the head chosen by measurement for it, the token selected."""
+    name: str            # the button's label
+    sentence: str
+    focus: str           # the selected token (a label as the pages write it)
+    target: str          # the word the lesson is about: the page states the focus token's share on it
+    control: str | None  # another noun of the sentence, whose share the page states beside it
+    layer: int
+    head: int
+    shows: str           # what it shows, in plain words
+
+
+# The heads: "I am good." opens on the default (teaching_heads); each other example on the head that, of all 72,
+# sends its focus token most to its target while the row stays soft (lessons/heads.py focus_head), which is the
+# pronoun preset for "it" and "who". tests/test_examples.py measures every one again.
+EXAMPLES = (
+    Example("I am good.", "I am good.", "i", "am", None, DEFAULT_LAYER, DEFAULT_HEAD,
+            "each word looks at the word after it"),
+    Example("“it” and the animal", "The animal didn't cross the street because it was too tired.", "it", "animal",
+            "street", *PRONOUN_HEAD, "a pronoun finds the noun it stands for"),
+    Example("river bank", "I sat on the river bank and watched the water.", "bank", "river", "water", 0, 4,
+            "“bank” reads “river”, the word that says which bank"),
+    Example("a long sentence", "The old lighthouse keeper, who had lived alone on the island for thirty years, "
+            "finally wrote down the stories the sailors had told him.", "who", "keeper", "island", *PRONOUN_HEAD,
+            "“who” finds the person it stands for, across a comma"),
+)
 MODES = {
     "learned": "the model's own W_Q, W_K, W_V for one layer and head",
     "random": "seeded random matrices of width d_k",

@@ -11,6 +11,7 @@ from .links import follow_sentence_with_token, link_notices, link_token
 from .model import get_model
 from .text import layer_head_name
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
+                       PRESET_HELP,
                        MODES, Settings, clean_sentence)
 
 
@@ -88,13 +89,14 @@ def _use_head(layer: int, head: int) -> None:
 
 
 def head_presets(side, layer: int, head: int) -> None:
-    """Named heads one click away: the default's soft next-word head, and the one-hot previous-word head."""
+    """Named heads one click away: next word, previous word, and two that do more than position (pronoun to noun,
+    a word back to its earlier copy), each chosen by measurement (ui/settings.py HEAD_PRESETS)."""
     side.caption("Or pick a head by what it does:")
     for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
         current = (layer, head) == (preset_layer, preset_head)
-        side.button(f"{'✓ ' if current else ''}{name} ({layer_head_name(preset_layer, preset_head)})",
+        side.button(f"{'✓ ' if current else ''}{name}: {layer_head_name(preset_layer, preset_head)}",
                     key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
-                    disabled=current, use_container_width=True)
+                    disabled=current, use_container_width=True, help=PRESET_HELP.get(name))
 
 
 def shown_tokens(sentence: str, show_special: bool) -> list[str]:

@@ -39,10 +39,9 @@ def animation_html(view: View) -> bytes:
 
 
 def show_walkthrough(view: View) -> None:
-    """The animated walk-through with its text alternative and, off slides, the download for class."""
+    """The animated walk-through with its text alternative and the downloads for class (closed on a slide)."""
     import streamlit as st
 
-    from .view import view_again
     from .text import quote
 
     teaching = view.settings.teaching
@@ -54,12 +53,37 @@ def show_walkthrough(view: View) -> None:
     st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
     with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
         st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
-    if teaching:
-        return
-    settings, model = view.settings, view.model  # the button's function keeps these, never the view
-    st.download_button("⬇️ The animation as one HTML file (opens offline, for class)",
+    settings, model = view.settings, view.model  # the buttons' functions keep these, never the view
+    # On a slide the downloads wait in a closed box (a slide shows no buttons); their files are slide-sized there.
+    with st.expander("For class: the animation as a file, and a printable worksheet") if teaching else st.container():
+        with st.container(key="class_downloads"):
+            walkthrough_downloads(settings, model, filename)
+
+
+def walkthrough_downloads(settings, model, filename: str) -> None:
+    """The animation's offline file (at slide size from teaching mode, or on request) and the worksheet."""
+    import dataclasses
+
+    import streamlit as st
+
+    from .view import view_again
+    from .worksheet import worksheet_html
+
+    teaching = settings.teaching
+    st.download_button("⬇️ The animation as one HTML file at slide size (opens offline, every text ≥ 18 px)"
+                       if teaching else "⬇️ The animation as one HTML file (opens offline, for class)",
                        lambda: animation_html(view_again(settings, model)), file_name=f"{filename}.html",
                        mime="text/html", key="walkthrough-html", on_click="ignore")
-    st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's "
-               "top right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG.")
-
+    if not teaching:
+        slide = dataclasses.replace(settings, teaching=True)
+        st.download_button("⬇️ The same at slide size (every text ≥ 18 px, for a projector)",
+                           lambda: animation_html(view_again(slide, model)), file_name=f"{filename}_slide.html",
+                           mime="text/html", key="walkthrough-html-slide", on_click="ignore")
+    st.download_button("⬇️ A printable worksheet: the four steps with blanks for the class, then the answer sheet",
+                       lambda: worksheet_html(view_again(settings, model)),
+                       file_name=filename.replace("walkthrough_", "worksheet_", 1) + ".html",
+                       mime="text/html", key="worksheet-html", on_click="ignore")
+    if not teaching:
+        st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the "
+                   "figure's top right; the file is that frame. The HTML file also saves every frame at once, as "
+                   "PNG or SVG. The worksheet prints from the browser (its answer sheet starts on a new page).")

@@ -25,7 +25,13 @@ Whys = list[tuple[str, str]]
 
 
 def _show(whys: Whys, teaching: bool) -> None:
-    """Visible on the page; tucked into an expander in teaching mode, so a slide stays clean."""
+    """Visible on the page; tucked into an expander in teaching mode, so a slide stays clean. Their box
+    (.st-key-why_questions) marks where a step page's main line ends (tests/test_browser_lessons.py)."""
+    with st.container(key="why_questions"):
+        _show_whys(whys, teaching)
+
+
+def _show_whys(whys: Whys, teaching: bool) -> None:
     if teaching:
         with st.expander("Why? The questions students ask"):
             for question, answer in whys:

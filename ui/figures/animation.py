@@ -46,9 +46,9 @@ HTML_PLOT_ID = "walkthrough"
 # In the downloaded file only (a page of its own, no sanitizer): every frame saved as its own picture, for slides.
 # The browser may ask once whether the page may download several files.
 SAVE_EVERY_FRAME_HTML = """
-<p style="font-family: sans-serif; margin: 8px 14px;">For slides:
-<button id="save-png" type="button">Save every frame as PNG</button>
-<button id="save-svg" type="button">Save every frame as SVG</button></p>
+<p style="font-family: sans-serif; font-size: 18px; margin: 8px 14px;">For slides:
+<button id="save-png" type="button" style="font-size: 18px;">Save every frame as PNG</button>
+<button id="save-svg" type="button" style="font-size: 18px;">Save every frame as SVG</button></p>
 <script>
 (() => {
   const plot = document.getElementById('__PLOT__');

@@ -1,0 +1,139 @@
+"""A printable worksheet for one sentence: the four steps of the selected token with every number left blank for
+the class, then an answer sheet with the live numbers, as one offline HTML file (print it from the browser).
+
+The numbers are the pages' own, formatted as the pages print them: the softmax table of step 3
+(lessons/explain.py softmax_arithmetic, four decimals), √d_k and the e-values' sum as steps 2 and 3 write them,
+and step 4's shares (whys.other_words_share). tests/test_worksheet.py compares them with the pages.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lessons import explain
+
+from .text import pct
+from .whys import other_words_share
+
+if TYPE_CHECKING:
+    from .view import View
+
+BLANK = ""  # a cell the class fills in
+
+
+def _plain(value: float) -> str:
+    """Three decimals, and never "-0.000" (a tiny negative product rounds to zero)."""
+    return f"{round(float(value), 3) + 0.0:.3f}"
+
+
+def worksheet_numbers(view: View) -> dict:
+    """Every number the answer sheet prints, as the text it prints, from the view on screen."""
+    me = view.base_index
+    arithmetic = explain.softmax_arithmetic(view.base.scaled[me])  # step 3's table, every key of the row
+    raw = view.base.raw[me]
+    best = int(np.argmax(raw))
+    values = view.base.v[:, 0]
+    words, own = other_words_share(view)
+    return {
+        "raw": [f"{v:.4f}" for v in raw],
+        "best": (view.base_key_labels[best], f"{raw[best]:.2f}"),
+        "d_k": str(view.steps.d_k),
+        "sqrt_dk": f"{np.sqrt(view.steps.d_k):.2f}",
+        "scaled": [f"{v:.4f}" for v in arithmetic[:, 0]],
+        "shifted": [f"{v:.4f}" for v in arithmetic[:, 1]],
+        "exps": [f"{v:.4f}" for v in arithmetic[:, 2]],
+        "exp_sum": f"{arithmetic[:, 2].sum():.3f}",
+        "weights": [f"{v:.4f}" for v in arithmetic[:, 3]],
+        "shares": [pct(v) for v in arithmetic[:, 3]],
+        "value": [_plain(v) for v in values],
+        "weighted": [_plain(v) for v in arithmetic[:, 3] * values],
+        "output": f"{view.base.output[me][0]:.3f}",
+        "own": pct(own),
+        "words": pct(words),
+        "markers": pct(max(0.0, 1.0 - words - own)),
+    }
+
+
+STYLE = """
+body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 12pt; color: #111; margin: 0 auto; max-width: 190mm;
+       padding: 8mm; line-height: 1.35; }
+h1 { font-size: 17pt; margin: 0 0 4pt; } h2 { font-size: 13.5pt; margin: 14pt 0 4pt; }
+p { margin: 4pt 0; } .sentence { font-size: 13pt; border-left: 4px solid #2563eb; padding-left: 8pt; }
+table { border-collapse: collapse; margin: 6pt 0; } th, td { border: 1px solid #555; padding: 3pt 8pt; }
+th { background: #e5e7eb; font-weight: 600; } td.n { text-align: right; min-width: 22mm; height: 15pt; }
+td.me { background: #fde68a; } .blank { display: inline-block; min-width: 24mm; border-bottom: 1px solid #111; }
+.sheet + .sheet { break-before: page; page-break-before: always; }
+.note { color: #333; font-size: 10.5pt; }
+@page { size: A4; margin: 12mm; }
+@media print { body { padding: 0; } }
+"""
+
+
+def _fill(value: str, answers: bool) -> str:
+    return f"<b>{html.escape(value)}</b>" if answers else '<span class="blank">&nbsp;</span>'
+
+
+def _table(headers: list[str], columns: list[list[str]], keys: list[str], me: int, answers: bool) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["key token"] + headers)
+    rows = []
+    for r, key in enumerate(keys):
+        mark = ' class="me"' if r == me else ""
+        cells = "".join(f'<td class="n">{html.escape(column[r]) if answers else BLANK}</td>' for column in columns)
+        rows.append(f"<tr><td{mark}>{html.escape(key)}</td>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def sheet_html(view: View, numbers: dict, answers: bool) -> str:
+    """One sheet: the class's (every number blank) or the answer sheet (the live numbers)."""
+    keys, me = view.base_key_labels, view.base_index
+    token = html.escape(view.token_label)
+    f = lambda key: _fill(numbers[key], answers)  # noqa: E731
+    hidden = (" The rows marked “(hidden)” are [CLS] and [SEP], the marker tokens the model adds; they count "
+              "like every other key." if not view.is_toy and view.hidden.size else "")
+    title = "Answer sheet" if answers else "Worksheet"
+    best_key = f"<b>“{html.escape(numbers['best'][0])}”</b>" if answers else _fill("", False)
+    parts = [
+        f'<section class="sheet" id="{"answers" if answers else "class"}">',
+        f"<h1>{title}: self-attention, four steps for “{token}”</h1>",
+        f'<p class="sentence">{html.escape(view.settings.sentence)}</p>',
+        f"<p class=\"note\">Model all-MiniLM-L6-v2, {html.escape(view.label)}. The selected token is "
+        f"“{token}” (highlighted). "
+        + ("The live numbers of the app's step pages." if answers else "Fill the blanks from the app's step pages.")
+        + f"{hidden}</p>",
+        "<h2>Step 1 · Compare the query with every key</h2>",
+        f"<p>The score of a key is the dot product q(“{token}”) · k(key). Write each score.</p>",
+        _table(["score q·k"], [numbers["raw"]], keys, me, answers),
+        f"<p>The best match is {best_key} with a score of {_fill(numbers['best'][1], answers)}.</p>",
+        "<h2>Step 2 · Scale by √d_k</h2>",
+        f"<p>Each query and key has d_k = {f('d_k')} numbers, so every score is divided by √d_k = {f('sqrt_dk')}."
+        "</p>",
+        "<h2>Step 3 · Softmax turns the scores into weights</h2>",
+        "<p>Subtract the row's largest scaled score from each, raise e to that power, and divide by the sum of "
+        f"the e-values. The e-values add up to {f('exp_sum')}.</p>",
+        _table(["scaled score", "minus the row's largest", "e to that power", "weight", "as a share"],
+               [numbers["scaled"], numbers["shifted"], numbers["exps"], numbers["weights"], numbers["shares"]],
+               keys, me, answers),
+        "<h2>Step 4 · The output is a weighted mix of the values</h2>",
+        f"<p>Each key's value vector, times its weight, is added into the output of “{token}”. For the first "
+        "number of each value vector:</p>",
+        _table(["weight", "value (1st number)", "weight × value"],
+               [numbers["weights"], numbers["value"], numbers["weighted"]], keys, me, answers),
+        f"<p>Their sum is the first number of the output of “{token}”: {f('output')}.</p>",
+        f"<p>Of the output of “{token}”, {f('own')} comes from its own value and {f('words')} from the other "
+        f"words of the sentence" + (f"; {f('markers')} comes from [CLS] and [SEP]." if not view.is_toy else ".")
+        + "</p>",
+        "</section>",
+    ]
+    return "\n".join(parts)
+
+
+def worksheet_html(view: View) -> bytes:
+    """The class's sheet, then (from a new printed page) the answer sheet: one file, nothing fetched."""
+    numbers = worksheet_numbers(view)
+    title = html.escape(f"Worksheet: self-attention for “{view.token_label}”")
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            f"<style>{STYLE}</style></head><body>\n{sheet_html(view, numbers, answers=False)}\n"
+            f"{sheet_html(view, numbers, answers=True)}\n</body></html>\n").encode("utf-8")
