@@ -14,7 +14,7 @@ from conftest import run_app
 
 import serving.models
 import serving.sentences
-from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError
+from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError, allowed_model_choice
 from devtools.browser import PAGE_FILES
 
 # Each piece would fetch, link, style or typeset something if it reached Markdown, HTML or KaTeX unescaped.
@@ -144,6 +144,29 @@ def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, 
         assert detail not in text, detail
     assert not re.search(r"(^|[\s“(])/[A-Za-z]", text)  # no absolute path at all
     assert str(models_folder / folder) in caplog.text  # the operator's log has the details
+
+
+@pytest.mark.parametrize("name", ["m" * 5000, "broken\x00", "bro\u202eken"])
+def test_a_too_long_or_control_character_model_name_gets_the_apps_message(models_folder, name):
+    with pytest.raises(ModelLoadError, match="at most 255 characters, without control characters"):
+        allowed_model_choice(name)
+    at = run_app("pages/step3_softmax.py", model=name)
+    assert not at.exception, at.exception
+    assert any("at most 255 characters" in e.value for e in at.error), page_text(at)
+    assert name[:20] not in page_text(at)  # such a name is not repeated
+
+
+def test_two_visitors_never_read_each_others_model_name(models_folder):
+    """The first visitor's failed load is remembered a minute; a second visitor asking for the same folder under
+    another spelling reads the message with their own words, never the first visitor's."""
+    first, second = "broken/../broken/visitoronesecret/..", " broken"
+    (models_folder / "broken" / "visitoronesecret").mkdir()
+    at_first = run_app("pages/step3_softmax.py", model=first)
+    assert any("visitoronesecret" in e.value for e in at_first.error)
+    at_second = run_app("pages/step3_softmax.py", model=second)
+    assert str(models_folder / "broken") in serving.models._failed_loads  # the same remembered failure
+    assert any("“broken” is not one this app can read" in e.value for e in at_second.error), page_text(at_second)
+    assert "visitoronesecret" not in page_text(at_second)
 
 
 def test_a_visitors_model_never_falls_back_to_pytorch_unless_allowed(models_folder, monkeypatch):
