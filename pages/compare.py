@@ -9,9 +9,9 @@ from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze
 from ui import figures
-from ui.model import model_or_stop
+from ui.model import model_or_stop, warn_if_cut
 from ui.page import step_nav
-from ui.settings import settings
+from ui.settings import COMPARE_CHARS, settings
 from ui.text import md, pct, quote
 
 s = settings()
@@ -26,8 +26,10 @@ if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
 
 left, right = st.columns(2)
-texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=500),
-         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=500)]
+texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=COMPARE_CHARS),
+         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=COMPARE_CHARS)]
+for text in texts:
+    warn_if_cut(text, COMPARE_CHARS)
 model = model_or_stop(s)
 
 runs = []

@@ -16,6 +16,7 @@ import serving.models
 import serving.sentences
 from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError, allowed_model_choice
 from devtools.browser import PAGE_FILES
+from ui.settings import MAX_SENTENCE_CHARS
 
 # Each piece would fetch, link, style or typeset something if it reached Markdown, HTML or KaTeX unescaped.
 HOSTILE = ("The dog chased the cat because it saw ![i](http://evil.test/p.png) and [a link](http://evil.test/) "
@@ -343,3 +344,71 @@ def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
     assert shown.sentence == read and shown.truncated == (read != text)
     if read != text:
         assert shown.n_tokens_before_truncation == n_tokens
+
+
+# --- issue 43: one limit for every box, and a notice that names the cut ------------------------------------------
+
+PASTE = ("The dog chased the cat because it was hungry, said the teacher. " * 400)[:20_000]
+
+
+def _cut_notices(at) -> list[str]:
+    return [w.value for w in at.warning if "characters" in w.value and "at most" in w.value]
+
+
+def test_a_pasted_20000_characters_in_the_sidebar_are_cut_to_the_limit_with_a_notice(model):
+    from ui.text import md
+
+    at = run_app("pages/step3_softmax.py", PASTE)
+    kept = PASTE[:MAX_SENTENCE_CHARS]
+    assert at.session_state["sentence"] == kept and not at.exception
+    notices = _cut_notices(at)
+    assert any("20,000 characters" in n and f"at most {MAX_SENTENCE_CHARS:,}" in n and md(kept[-30:]) in n
+               for n in notices), notices
+    # the token count is that of the text kept, which is what the model read the start of
+    counted = model.analyze(kept).n_tokens_before_truncation
+    assert any(f"The {MAX_SENTENCE_CHARS:,} characters kept are {counted} tokens long" in w.value
+               and "only the first 256 tokens" in w.value for w in at.warning), [w.value for w in at.warning]
+    # a box filled to its limit, the length before any cut unknown (a browser's paste): it says the box is full
+    at = run_app("pages/step3_softmax.py", kept)
+    assert any("this one is full" in n and md(kept[-30:]) in n for n in _cut_notices(at)), _cut_notices(at)
+
+
+def test_a_link_longer_than_the_box_is_cut_with_a_notice():
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sentence"] = PASTE
+    at.run()
+    at.switch_page("pages/step1_scores.py").run()
+    assert at.session_state["sentence"] == PASTE[:MAX_SENTENCE_CHARS] and not at.exception
+    assert any("20,000 characters" in n for n in _cut_notices(at)), [w.value for w in at.warning]
+
+
+BOX_PAGES = ["pages/step3_softmax.py", "pages/pronoun.py", "pages/compare.py", "pages/quiz.py", "pages/glossary.py"]
+
+
+@pytest.mark.parametrize("page", BOX_PAGES)
+def test_every_box_on_the_page_cuts_a_20000_character_paste_to_its_limit_and_says_so(page):
+    """What a browser's paste or a message past the box sends: Streamlit cuts it to the box's max_chars; the page
+    says the box is full and where the text ends. Every text box of the page but the sidebar's Model field (its own
+    check refuses a name over 255 characters: test_a_too_long_or_control_character_model_name_...)."""
+    at = run_app(page)
+    boxes = [w.key for w in list(at.text_area) + list(at.text_input) if w.key not in ("model", "sentence")]
+    assert boxes, "the page has a box of its own"
+    for key in boxes:
+        at = run_app(page)
+        box = next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
+        box.set_value(PASTE).run()
+        box = next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
+        limit = box.max_chars
+        assert 0 < limit <= MAX_SENTENCE_CHARS, (key, limit)
+        # the page's own sentence box hands its text to the sidebar's sentence, which every page reads
+        value = at.session_state["sentence"] if key == "sentence_inline" else box.value
+        assert value == PASTE[:limit] and not at.exception, (key, len(value))
+        if key == "sentence_inline":  # AppTest sends the sidebar box's old value again on the run after the
+            # callback, so the page would draw the old sentence; the notice for a full sidebar box is tested above
+            continue
+        assert any(f"at most {limit:,} characters" in n for n in _cut_notices(at)), (key, at.warning)
+        assert len(at.session_state["sentence"]) <= MAX_SENTENCE_CHARS

@@ -9,7 +9,7 @@ import streamlit as st
 
 from . import figures
 from .parity import parity_badge
-from .settings import choose_sentence, settings
+from .settings import MAX_SENTENCE_CHARS, choose_sentence, clean_sentence, settings
 from .sidebar import shown_tokens
 from .text import md
 from .view import View, current_view, view_again
@@ -88,7 +88,7 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
 
 def _type_sentence() -> None:
     """on_change: the page's sentence box sets the sidebar's sentence (one state, two places to type it)."""
-    st.session_state["sentence"] = st.session_state.get("sentence_inline", "")
+    st.session_state["sentence"] = clean_sentence(st.session_state.get("sentence_inline", ""))
 
 
 def sentence_box(sentence: str) -> None:
@@ -97,6 +97,7 @@ def sentence_box(sentence: str) -> None:
     st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
     with st.container(key="sentence_inline_box"):
         st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
+                     max_chars=MAX_SENTENCE_CHARS,  # the sidebar's limit: one limit for every sentence box
                      help="The same sentence as in the sidebar: change it here or there.")
 
 

@@ -10,7 +10,7 @@ from .labels import unique_labels
 from .links import follow_sentence_with_token, link_notices, link_token
 from .model import get_model
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
-                       MODES, Settings, clean_sentence)
+                       MODES, Settings, clean_sentence, cut_typed_sentence)
 
 
 def sidebar_ui() -> Settings:
@@ -19,6 +19,7 @@ def sidebar_ui() -> Settings:
     notices = link_notices()
     notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
     side.header("Your sentence")
+    cut_typed_sentence()
     sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
                               max_chars=MAX_SENTENCE_CHARS, height=90,
                               help="Any text; it is split into the model's word pieces.")
