@@ -1,6 +1,7 @@
 """A public demo tried as a hostile visitor would: typed Markdown/HTML stays text, errors name no server path,
 PyTorch only where allowed, the warm-up worker leaves with its server, a bad disk-cache entry is recomputed."""
 
+import io
 import os
 import re
 import signal
@@ -412,3 +413,48 @@ def test_every_box_on_the_page_cuts_a_20000_character_paste_to_its_limit_and_say
             continue
         assert any(f"at most {limit:,} characters" in n for n in _cut_notices(at)), (key, at.warning)
         assert len(at.session_state["sentence"]) <= MAX_SENTENCE_CHARS
+
+
+# --- issue 43: no bidirectional control character from the input in a figure or an exported file ----------------
+
+BIDI_SENTENCE = "The dog \u202echased the cat\u202c because \u2067it\u2069 was \u200fhungry \u202bfast\u202a."
+
+
+def _bidi_in(text: str) -> list[str]:
+    from ui.text import BIDI_CONTROLS
+
+    escaped = {f"\\u{ord(c):04x}" for c in BIDI_CONTROLS}
+    return [c for c in BIDI_CONTROLS if c in text] + [e for e in escaped if e in text.lower()]
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_figure_titles_and_labels_carry_no_bidi_control_from_the_input(page):
+    at = run_app(page, BIDI_SENTENCE, compare_a=BIDI_SENTENCE, compare_b=BIDI_SENTENCE.replace("hungry", "tired"),
+                 pron_sentence=BIDI_SENTENCE)
+    assert not at.exception, at.exception
+    for chart in at.get("plotly_chart"):
+        assert not _bidi_in(chart.proto.spec), (page, _bidi_in(chart.proto.spec))
+    for html_element in at.get("html"):  # the figures' text alternatives
+        assert not _bidi_in(html_element.proto.body), page
+
+
+def test_exported_files_carry_no_bidi_control_from_the_input(model):
+    from ui.page import intermediates_npz, matrix_csv
+    from ui.settings import Settings
+    from ui.view import build_view
+    from ui.walkthrough_section import animation_html
+
+    settings = Settings(BIDI_SENTENCE, "learned", 32, 0, 1, 8, False, 1, False, "")
+    view = build_view(settings, model, model.analyze(BIDI_SENTENCE))
+    page = animation_html(view).decode("utf-8")
+    from ui.text import BIDI_CONTROLS
+
+    assert "chased" in page and not any(c in page for c in BIDI_CONTROLS)
+    figure = page.split("Plotly.newPlot", 1)[1]  # plotly.js itself, before it, spells some controls as escapes
+    assert "chased" in figure and not _bidi_in(figure)
+    # a token label with a control (another model's tokenizer may keep one) leaves the CSV without it
+    labels = ["\u202edog"] + list(view.labels[1:])
+    csv = matrix_csv(view.steps.weights, labels, labels).decode("utf-8")
+    assert '"dog"' in csv and not _bidi_in(csv)
+    npz = np.load(io.BytesIO(intermediates_npz(view)), allow_pickle=False)
+    assert not _bidi_in(" ".join(npz["tokens"].tolist()))

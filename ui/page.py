@@ -11,7 +11,7 @@ from . import figures
 from .parity import parity_badge
 from .settings import MAX_SENTENCE_CHARS, choose_sentence, clean_sentence, settings
 from .sidebar import shown_tokens
-from .text import md
+from .text import md, no_bidi
 from .view import View, current_view, view_again
 
 
@@ -49,7 +49,7 @@ def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
     matrix = np.asarray(matrix)
     cols = list(col_tokens) if col_tokens is not None else [f"dim{j}" for j in range(matrix.shape[1])]
     def cell(text):
-        text = str(text).replace('"', '""')
+        text = no_bidi(text).replace('"', '""')
         if text[:1] in ("=", "+", "-", "@"):  # never let a spreadsheet run a token as a formula
             text = "'" + text
         return f'"{text}"'
