@@ -94,8 +94,9 @@ def _send_one_oversized_frame(port: int, frame_bytes: int, outcome: list) -> Non
         chunk, sent = bytes(2**20), 0
         try:
             while sent < frame_bytes:
-                connection.sendall(chunk[: min(len(chunk), frame_bytes - sent)])
-                sent += len(chunk)
+                piece = chunk[: min(len(chunk), frame_bytes - sent)]
+                connection.sendall(piece)
+                sent += len(piece)
         except OSError:
             pass
         outcome.append(("sent", sent))
