@@ -58,8 +58,8 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
 
 
 def warn_if_cut(text: str, limit: int, typed: int | None = None) -> bool:
-    """A notice when a box is full: the text ends where the box stopped taking it (a browser's paste, a link or a
-    message sent past the box is cut there without a word otherwise). typed: the length before the cut, if known."""
+    """A notice when a box is full: the text ends where the box stopped taking it (a link or a message sent past
+    the box is cut there, which nobody would see otherwise). typed: the length before the cut, if known."""
     if len(text) < limit:
         return False
     end = quote("…" + text[-40:].lstrip())
