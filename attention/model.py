@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -27,6 +28,8 @@ MODELS_DIR_ENV_VAR = "ATTENTION_MODELS_DIR"
 # PyTorch (+350-500 MB that stay for the process's life) only where the server's operator allows it: the
 # "Check against PyTorch now" button, and a visitor's model that numpy cannot run.
 PYTORCH_ENV_VAR = "ATTENTION_PYTORCH"
+# A folder's name (one path component on Linux is at most 255 bytes); longer input is refused before any file call.
+MAX_MODEL_NAME_CHARS = 255
 
 
 class ModelLoadError(RuntimeError):
@@ -91,8 +94,20 @@ def allowed_model_choice(choice: str) -> str:
             "Choosing another model is switched off on this server. Leave the Model field empty to use the "
             f"bundled all-MiniLM-L6-v2 (the server's operator can allow a models folder with {MODELS_DIR_ENV_VAR})."
         )
-    candidate = (folder / choice).resolve()  # an absolute choice replaces folder; both are checked below
-    if candidate == folder or folder not in candidate.parents or not candidate.is_dir():
+    # Checked before the name reaches the file system: a null byte or an over-long name makes the OS calls below
+    # raise errors of their own, which are not the app's message. The message does not repeat such a name.
+    if len(choice) > MAX_MODEL_NAME_CHARS or any(unicodedata.category(c) in ("Cc", "Cf") for c in choice):
+        raise ModelLoadError(
+            f"A model folder's name is at most {MAX_MODEL_NAME_CHARS} characters, without control characters: "
+            "type the name of a folder in this server's models folder, or leave the Model field empty to use the "
+            "bundled all-MiniLM-L6-v2."
+        )
+    try:
+        candidate = (folder / choice).resolve()  # an absolute choice replaces folder; both are checked below
+        found = candidate != folder and folder in candidate.parents and candidate.is_dir()
+    except (OSError, ValueError):  # e.g. a path too long once joined: the same answer as any other name
+        found = False
+    if not found:
         raise ModelLoadError(
             f"Only the names of folders in this server's models folder can be chosen (“{choice[:60]}” is not "
             "one). Leave the Model field empty to use the bundled all-MiniLM-L6-v2."

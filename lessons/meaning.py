@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from .names import layer_name
 from .pronoun import words_of
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
@@ -183,7 +184,7 @@ def first_growth(separations: np.ndarray) -> int | None:
 
 def stage(L: int) -> str:
     """Hidden state L in the app's layer numbers (layers 0-5, as the sidebar counts them)."""
-    return "in the embeddings" if L == 0 else f"after layer {L - 1}"
+    return "in the embeddings" if L == 0 else f"after {layer_name(L - 1)}"
 
 
 # --- input --------------------------------------------------------------------------------------------
@@ -380,7 +381,7 @@ def heads_story(result: Measurement, quote: Callable[[str], str]) -> str | None:
     largest, start = result.head_costs[costly[0]], result.separation[0]
     growth = before - start   # what the layers up to this one added to the embeddings' separation
     said = (f"Separation first grows {stage(grown)} (from {signed(start)} to {signed(before)}). Knocking out one "
-            f"head of layer {layer} at a time, the costliest are {named}.")
+            f"head of {layer_name(layer)} at a time, the costliest are {named}.")
     if largest >= growth:
         said += (f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart "
                  "there.")

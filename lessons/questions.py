@@ -16,6 +16,8 @@ import numpy as np
 
 from attention import core
 
+from .names import layer_name
+
 HOME, STEP1, STEP2, STEP3, STEP4 = ("pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py",
                                     "pages/step3_softmax.py", "pages/step4_output.py")
 PRONOUN, MULTIHEAD, WHATIF = "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py"
@@ -347,6 +349,6 @@ def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str
             None, None,
             f"Attention lets the word's vector take in its neighbours ({a} words or {b} words), so after layer "
             f"{layer} the same word points more alike within a meaning: separation {me.signed(seps[0])} → "
-            f"{me.signed(seps[result.growth_layer])}. Knocking out head {head} of layer {layer} alone lowers it by "
+            f"{me.signed(seps[result.growth_layer])}. Knocking out head {head} of {layer_name(layer)} alone lowers it by "
             f"{result.head_costs[head]:.3f}, the most of any head there.", MEANING))
     return questions

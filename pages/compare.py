@@ -9,9 +9,9 @@ from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze
 from ui import figures
-from ui.model import model_or_stop
+from ui.model import model_or_stop, warn_if_cut
 from ui.page import layer_head_row, step_nav
-from ui.settings import settings
+from ui.settings import COMPARE_CHARS, settings
 from ui.text import layer_head_name, md, pct, quote
 
 s = settings()
@@ -31,8 +31,10 @@ if teaching:  # the slide's own layer and head row: the sidebar is put away
     layer_head_row(model.n_layers, model.n_heads, layer, head)
 
 left, right = st.columns(2)
-texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=500),
-         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=500)]
+texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=COMPARE_CHARS),
+         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=COMPARE_CHARS)]
+for text in texts:
+    warn_if_cut(text, COMPARE_CHARS)
 
 runs = []
 for text in texts:

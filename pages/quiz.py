@@ -2,7 +2,8 @@ import streamlit as st
 
 from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, model_answer, quiz, score, verdict
 from ui.meaning import meaning_quiz
-from ui.settings import keep_widget_value
+from ui.model import warn_if_cut
+from ui.settings import ANSWER_CHARS, keep_widget_value
 from ui.text import md, quote, shorten
 from ui.view import current_view
 
@@ -57,10 +58,11 @@ for group in GROUPS:
                     result = verdict(q, choice)
                     (st.success if result.right else st.error)(result.text)
             else:
-                written = st.text_area("Your answer", key=key, max_chars=1000, height=68,
+                written = st.text_area("Your answer", key=key, max_chars=ANSWER_CHARS, height=68,
                                        placeholder="Write your answer, then press Ctrl+Enter to compare.",
                                        on_change=keep_widget_value, args=("quiz_answers", key))
                 done = bool(written.strip())
+                warn_if_cut(written, ANSWER_CHARS)
                 if done:
                     st.info(model_answer(q))
             if done:

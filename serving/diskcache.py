@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import io
 import json
 import logging
 import os
@@ -29,6 +30,9 @@ import re
 import stat
 import tempfile
 import time
+import types
+import typing
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,12 @@ CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), _ROOT / "serving" / "
 LIBRARIES = ("tokenizers", "torch", "transformers", "sentence-transformers", "safetensors")
 # Only these classes are rebuilt from a file.
 STORABLE = {cls.__name__: cls for cls in (training.TrainingRun, training.HeadParams, pronoun.Scoreboard)}
+# What a file may be before it is read: the largest entry is a main run at d_k = 512 (1.6 MB of weights), and an
+# .npz is a zip whose members may expand far beyond the file (a 1.17 MB entry with an extra member expanded to
+# 1.2 GB): both the file and the sum of its members' sizes are bounded, and so is the number of members.
+MAX_ENTRY_BYTES = 8 * 2**20
+MAX_EXPANDED_BYTES = 16 * 2**20
+MAX_MEMBERS = 64
 
 
 def cache_folder() -> Path | None:
@@ -167,9 +177,18 @@ def from_arrays(arrays, layout: dict, prefix: str = "") -> Any:
 
 # Numbers that may honestly be NaN or infinite in a stored value; every other number must be finite. A mean over
 # an empty group is NaN; a run that diverged (its loss became infinite) may hold anything after that step.
+# A diverged run stopped at its first non-finite loss: what was measured at the start and every loss before the
+# last stays finite (diverged = true once let a file's NaN losses past this check).
+_EMPTY_GROUP_MEANS = {"start_row_grad_saturated", "start_row_grad_other"}
+_AFTER_DIVERGING = {"losses", "snapshots", "params", "final_loss", "final_on_target", "final_accuracy",
+                    "final_saturated", "heldout_loss"}
 MAY_BE_NONFINITE: dict[str, Callable[[Any], set[str]]] = {
-    "TrainingRun": lambda run: ({f.name for f in dataclasses.fields(run)} if run.diverged
-                                else {"start_row_grad_saturated", "start_row_grad_other"}),
+    "TrainingRun": lambda run: _EMPTY_GROUP_MEANS | (_AFTER_DIVERGING if run.diverged is True else set()),
+}
+MUST_HOLD: dict[str, Callable[[Any], bool]] = {
+    "TrainingRun": lambda run: run.diverged is not True or (
+        len(run.losses) > 0 and bool(np.isfinite(np.asarray(run.losses[:-1], dtype=float)).all())
+        and not np.isfinite(float(run.losses[-1]))),
 }
 
 
@@ -188,24 +207,142 @@ def is_valid(value: Any) -> bool:
     """Every number of a stored value finite, except where its class allows otherwise (MAY_BE_NONFINITE): a file
     read back well-formed may still hold NaN ("The loss starts at nan"), which must be computed again instead."""
     allowed = MAY_BE_NONFINITE.get(type(value).__name__, lambda _: set())(value)
+    if not MUST_HOLD.get(type(value).__name__, lambda _: True)(value):
+        return False
     return all(_all_finite(getattr(value, f.name)) for f in dataclasses.fields(value) if f.name not in allowed)
 
 
-def load(kind: str, key: tuple, stamp: str) -> Any | None:
-    """The stored value for key, or None (none stored, no folder, or a file that does not read back)."""
+def _type_fits(item: Any, hint: Any) -> bool:
+    """Whether a field's value is what its class declares (str, int, float, bool, list of floats, dict, a numeric
+    array, a nested STORABLE, or None where allowed)."""
+    if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+        return any(_type_fits(item, option) for option in typing.get_args(hint))
+    if hint is type(None):
+        return item is None
+    if hint is bool:
+        return isinstance(item, bool)
+    if hint is int:
+        return isinstance(item, int) and not isinstance(item, bool)
+    if hint is float:
+        return isinstance(item, float)
+    if hint is str:
+        return isinstance(item, str)
+    if hint is list:
+        return isinstance(item, list) and all(isinstance(x, float) for x in item)
+    if hint is dict:
+        return isinstance(item, dict)
+    if hint is np.ndarray:
+        return isinstance(item, np.ndarray) and (np.issubdtype(item.dtype, np.number) or item.dtype == bool)
+    return isinstance(hint, type) and isinstance(item, hint)
+
+
+def _fields_fit(value: Any) -> bool:
+    hints = typing.get_type_hints(type(value))
+    return all(_type_fits(getattr(value, f.name), hints[f.name]) and
+               (not dataclasses.is_dataclass(getattr(value, f.name)) or _fields_fit(getattr(value, f.name)))
+               for f in dataclasses.fields(value))
+
+
+def _matrix(item: Any, rows: int | None = None, columns: int | None = None) -> bool:
+    return (isinstance(item, np.ndarray) and item.ndim == 2 and np.issubdtype(item.dtype, np.floating)
+            and rows in (None, item.shape[0]) and columns in (None, item.shape[1]))
+
+
+def _run_fits(run: training.TrainingRun, model) -> bool:
+    """A Training lab run's shapes: a loss per step (fewer only if it diverged), square snapshots of one size at
+    steps it took, the watched sentence's ids of that size, weights of its d_k."""
+    n = {m.shape[0] for m in run.snapshots.values() if isinstance(m, np.ndarray)}
+    params = run.params
+    return (run.d_k > 0 and run.steps >= 0 and 1 <= len(run.losses) <= run.steps + 1
+            and (run.diverged or len(run.losses) == run.steps + 1)
+            and all(isinstance(step, int) and 0 <= step < len(run.losses) and _matrix(m) and m.shape[0] == m.shape[1]
+                    for step, m in run.snapshots.items()) and len(n) <= 1
+            and (run.shown_ids is None or (run.shown_ids.ndim == 1 and np.issubdtype(run.shown_ids.dtype, np.integer)
+                                           and (not n or run.shown_ids.shape[0] in n)))
+            and (params is None or (_matrix(params.w_q, model.d_model, run.d_k) and
+                                    _matrix(params.w_k, model.d_model, run.d_k) and _matrix(params.w_v, model.d_model))))
+
+
+def _scoreboard_fits(board: pronoun.Scoreboard, model) -> bool:
+    """The pronoun test set's counts: one per layer and head, each within the number of sentences or pairs."""
+    shape = (model.n_layers, model.n_heads)
+    return (all(isinstance(a, np.ndarray) and a.shape == shape and np.issubdtype(a.dtype, np.integer)
+                for a in (board.head_correct, board.head_pairs))
+            and 0 <= board.head_correct.min() and board.head_correct.max() <= board.n_sentences
+            and 0 <= board.head_pairs.min() and board.head_pairs.max() <= board.n_pairs
+            and all(0 <= count <= board.n_sentences for count in (board.nearest_correct, board.subject_correct)))
+
+
+# The class each kind stores, and its shapes (for the model the entry was computed with).
+KINDS: dict[str, tuple[type, Callable[[Any, Any], bool]]] = {
+    "training": (training.TrainingRun, _run_fits),
+    "pronoun": (pronoun.Scoreboard, _scoreboard_fits),
+}
+
+
+def fits(kind: str, value: Any, model) -> bool:
+    """Every field of the type its class declares and of the shape the kind needs: a file written by hand may hold
+    anything well-formed (a float where an array belongs, a matrix of the wrong size), which drew silently wrong
+    pictures or crashed a page."""
+    cls, shapes = KINDS[kind]
+    return type(value) is cls and _fields_fit(value) and is_valid(value) and bool(shapes(value, model))
+
+
+def _read_entry(path: Path) -> dict[str, np.ndarray]:
+    """An entry's arrays, read only from a regular file of a bounded size whose members expand to a bounded size:
+    never a symlink (O_NOFOLLOW), never a pipe or device (opened without blocking, then refused: a named pipe in an
+    entry's place once hung every page that read it), never more than MAX_ENTRY_BYTES read."""
+    handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        if info.st_size > MAX_ENTRY_BYTES:
+            raise ValueError(f"{info.st_size} bytes, more than an entry may have")
+        with os.fdopen(handle, "rb", closefd=False) as file:
+            data = file.read(MAX_ENTRY_BYTES + 1)
+    finally:
+        os.close(handle)
+    if len(data) > MAX_ENTRY_BYTES:
+        raise ValueError("grew past the bound while read")
+    arrays = {}
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        members = archive.infolist()
+        if len(members) > MAX_MEMBERS or sum(m.file_size for m in members) > MAX_EXPANDED_BYTES:
+            raise ValueError("its members expand past the bound")
+        for member in members:
+            if not member.filename.endswith(".npy"):
+                raise ValueError(f"a member that is not an array: {member.filename!r}")
+            with archive.open(member) as stream:
+                version = np.lib.format.read_magic(stream)
+                shape, _, dtype = (np.lib.format.read_array_header_1_0(stream) if version == (1, 0)
+                                   else np.lib.format.read_array_header_2_0(stream))
+                # the header's shape, not only the zip's size field, decides what numpy allocates
+                if dtype.hasobject or int(np.prod(shape, dtype=np.int64)) * dtype.itemsize > member.file_size:
+                    raise ValueError(f"{member.filename!r} claims more than it holds")
+            with archive.open(member) as stream:
+                arrays[member.filename[:-4]] = np.lib.format.read_array(stream, allow_pickle=False)
+    return arrays
+
+
+def load(kind: str, key: tuple, stamp: str, model=None) -> Any | None:
+    """The stored value for key, or None (none stored, no folder, or a file that is not a regular file of a bounded
+    size, does not read back, or holds a field of the wrong type or shape for model)."""
     folder = cache_folder()
     if folder is None:
         return None
     path = folder / _entry_name(kind, key, stamp)
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            meta = json.loads(str(stored["__meta__"]))
-            if meta["key"] != repr(key) or meta["stamp"] != stamp:
-                return None
-            value = from_arrays({name: stored[name] for name in stored.files if name != "__meta__"},
-                                meta["layout"])
+        stored = _read_entry(path)
+        meta = json.loads(str(stored.pop("__meta__")))
+        if meta["key"] != repr(key) or meta["stamp"] != stamp:
+            return None
+        value = from_arrays(stored, meta["layout"])
         if not is_valid(value):
             _LOGGER.warning("%s holds a number that must be finite and is not; computing it instead", path)
+            return None
+        if model is not None and not fits(kind, value, model):
+            _LOGGER.warning("%s holds a field of the wrong type or shape; computing it instead", path)
             return None
         os.utime(path)  # its modification time is its last use: the least recently used leave first
         return value
@@ -264,7 +401,7 @@ def stored(kind: str, key: tuple, model, compute: Callable[[], Any]) -> Any:
     """compute(), or its value from an earlier start with the same code, model files, backend and numpy (model:
     the attention.model.AttentionModel the value was computed with)."""
     key, stamp = (*key, model.backend), fingerprint(model.path)
-    value = load(kind, key, stamp)
+    value = load(kind, key, stamp, model)
     if value is None:
         value = compute()
         save(kind, key, stamp, value)

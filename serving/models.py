@@ -33,9 +33,11 @@ def _load_model(name: str) -> AttentionModel:
     return AttentionModel(name, allow_torch=name == resolve_model_name(None) or pytorch_allowed())
 
 
-# A failed load is remembered for this long, so every page and rerun says so at once instead of retrying.
+# A failed load is remembered for this long, so every page and rerun says so at once instead of retrying. Only
+# when it failed is remembered, never the message: that names what a visitor typed, and the next visitor to ask
+# for the same folder (under another spelling, "a/../b" or " b") must read their own words, not the first one's.
 FAILED_LOAD_MEMORY_SECONDS = 60.0
-_failed_loads: dict[str, tuple[float, str]] = {}
+_failed_loads: dict[str, float] = {}
 _failed_loads_lock = threading.Lock()
 _loaded_models: set[str] = set()
 
@@ -63,8 +65,8 @@ def get_model(name: str | None = None,
     name = _model_to_load(name)  # its refusals name only what the visitor typed
     with _failed_loads_lock:
         failed = _failed_loads.get(name)
-    if failed and time.monotonic() - failed[0] < FAILED_LOAD_MEMORY_SECONDS:
-        raise ModelLoadError(failed[1])
+    if failed is not None and time.monotonic() - failed < FAILED_LOAD_MEMORY_SECONDS:
+        raise ModelLoadError(load_failure_message(typed))
     try:
         if name in _loaded_models:  # no spinner: each one is two more elements for the browser, every run
             return _load_model(name)
@@ -75,10 +77,9 @@ def get_model(name: str | None = None,
         return model
     except ModelLoadError as error:
         _LOGGER.warning("could not load the model %s: %s", name, error)  # the details, for the operator only
-        message = load_failure_message(typed)
         with _failed_loads_lock:
-            _failed_loads[name] = (time.monotonic(), message)
-        raise ModelLoadError(message) from None
+            _failed_loads[name] = time.monotonic()
+        raise ModelLoadError(load_failure_message(typed)) from None
 
 
 def _no_notice(shown: str) -> AbstractContextManager:

@@ -79,7 +79,7 @@ def test_a_restarted_server_reads_the_runs_back_instead_of_training(model, cache
 
 def test_a_run_that_diverged_reads_back_with_its_infinite_loss(model, cache):
     run = training.TrainingRun(task="copy", d_k=4, scaled=False, steps=2, lr=9.0, losses=[1.0, float("inf")],
-                               diverged=True, final_loss=float("inf"), shown_ids=np.arange(8))
+                               diverged=True, final_loss=float("inf"), shown_ids=np.arange(8), start_qk_variance=2.0)
     stamp = "a" * 20
     diskcache.save("training", ("a key",), stamp, run)
     assert_same(diskcache.load("training", ("a key",), stamp), run)
@@ -229,3 +229,114 @@ def test_the_pytorch_model_does_not_read_what_the_numpy_pass_kept(model, referen
     shared.builtin_pronoun_scoreboard(reference)
     assert shared.BUILTIN_PRONOUN_SCORINGS["count"] == scorings + 1
     assert len(list(cache.glob("pronoun-*"))) == 2
+
+
+# --- issue 43: only regular files of a bounded size, every field of its type and shape ---------------------------
+
+def _rewrite(entry, change):
+    """The entry as a hand-made file would have it: its arrays and description changed by change(arrays, meta)."""
+    import json
+
+    with np.load(entry, allow_pickle=False) as stored:
+        arrays = {name: stored[name] for name in stored.files}
+    meta = json.loads(str(arrays.pop("__meta__")))
+    change(arrays, meta)
+    with open(entry, "wb") as file:
+        np.savez(file, __meta__=np.array(json.dumps(meta)), **arrays)
+
+
+def _read_again_within(seconds, read):
+    """read() in a thread: a page must never hang on an entry (a named pipe once blocked every reader for good)."""
+    import threading
+
+    done = []
+    worker = threading.Thread(target=lambda: done.append(read()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert done, f"reading the entry hung for {seconds} s"
+    return done[0]
+
+
+def _wrong_type(arrays, meta):
+    meta["layout"]["scalars"]["d_k"] = "four"
+
+
+def _float_where_an_array_belongs(arrays, meta):
+    arrays["shown_ids"] = np.array(3.5)
+
+
+def _wrong_shape(arrays, meta):
+    arrays["snapshots.0"] = arrays["snapshots.0"][:, :-1]  # no longer square
+
+
+def _wrong_weights(arrays, meta):
+    arrays["params.w_q"] = arrays["params.w_q"][:, :3]  # not the run's d_k
+
+
+def _losses_as_a_matrix(arrays, meta):
+    arrays["losses"] = np.stack([arrays["losses"], arrays["losses"]])
+
+
+def _nan_losses_behind_diverged(arrays, meta):
+    arrays["losses"] = np.full_like(arrays["losses"], np.nan)
+    meta["layout"]["scalars"]["diverged"] = True
+
+
+@pytest.mark.parametrize("damage", [_wrong_type, _float_where_an_array_belongs, _wrong_shape, _wrong_weights,
+                                    _losses_as_a_matrix, _nan_losses_behind_diverged])
+def test_an_entry_with_a_field_of_the_wrong_type_or_shape_is_computed_again(model, cache, count_trainings, damage):
+    first = shared.training_run(model, **short_run())
+    (entry,) = cache.glob("training-*")
+    _rewrite(entry, damage)
+    shared.SHARED_RESULTS.clear()
+    assert_same(_read_again_within(60, lambda: shared.training_run(model, **short_run())), first)
+    assert len(count_trainings) == 2  # refused, trained again
+    shared.SHARED_RESULTS.clear()
+    shared.training_run(model, **short_run())
+    assert len(count_trainings) == 2  # and the entry was replaced by one that reads back
+
+
+def test_a_pronoun_scoreboard_of_the_wrong_shape_is_computed_again(model, cache):
+    board = shared.builtin_pronoun_scoreboard(model)
+    (entry,) = cache.glob("pronoun-*")
+    _rewrite(entry, lambda arrays, meta: arrays.update(head_correct=arrays["head_correct"][:5]))
+    shared.SHARED_RESULTS.clear()
+    scored = shared.BUILTIN_PRONOUN_SCORINGS["count"]
+    assert_same(shared.builtin_pronoun_scoreboard(model), board)
+    assert shared.BUILTIN_PRONOUN_SCORINGS["count"] == scored + 1
+
+
+def test_a_pipe_a_symlink_and_oversized_entries_are_refused_and_computed_again(model, cache, count_trainings,
+                                                                                tmp_path):
+    import zipfile
+
+    first = shared.training_run(model, **short_run())
+    (entry,) = cache.glob("training-*")
+    good = tmp_path / "good.npz"
+    shutil.copy(entry, good)
+
+    def refused_then_replaced(make_bad):
+        trained = len(count_trainings)
+        entry.unlink()
+        make_bad()
+        shared.SHARED_RESULTS.clear()
+        assert_same(_read_again_within(60, lambda: shared.training_run(model, **short_run())), first)
+        assert len(count_trainings) == trained + 1
+        assert entry.is_file() and not entry.is_symlink()  # computed again and written in its place
+
+    refused_then_replaced(lambda: os.mkfifo(entry))  # a named pipe: opening it to read would wait for a writer
+    refused_then_replaced(lambda: entry.symlink_to(good))  # a symlink, even to a good entry
+    # over the file's bound: the good entry and 9 MB more
+    refused_then_replaced(lambda: entry.write_bytes(good.read_bytes() + b"\0" * (9 * 2**20)))
+
+    def expanding():  # 1.2 MB on disk, 41 MB once its members are read
+        with np.load(good, allow_pickle=False) as stored:
+            arrays = {name: stored[name] for name in stored.files}
+        with zipfile.ZipFile(entry, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for name, array in {**arrays, "padding": np.zeros(40 * 2**20, dtype=np.uint8)}.items():
+                with archive.open(name + ".npy", "w", force_zip64=True) as member:
+                    np.lib.format.write_array(member, array, allow_pickle=False)
+        assert entry.stat().st_size < diskcache.MAX_ENTRY_BYTES
+
+    refused_then_replaced(expanding)
+    assert diskcache._read_entry(good)  # the good copy itself still reads

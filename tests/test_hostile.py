@@ -1,6 +1,7 @@
 """A public demo tried as a hostile visitor would: typed Markdown/HTML stays text, errors name no server path,
 PyTorch only where allowed, the warm-up worker leaves with its server, a bad disk-cache entry is recomputed."""
 
+import io
 import os
 import re
 import signal
@@ -14,8 +15,9 @@ from conftest import run_app
 
 import serving.models
 import serving.sentences
-from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError
+from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError, allowed_model_choice
 from devtools.browser import PAGE_FILES
+from ui.settings import MAX_SENTENCE_CHARS
 
 # Each piece would fetch, link, style or typeset something if it reached Markdown, HTML or KaTeX unescaped.
 HOSTILE = ("The dog chased the cat because it saw ![i](http://evil.test/p.png) and [a link](http://evil.test/) "
@@ -144,6 +146,29 @@ def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, 
         assert detail not in text, detail
     assert not re.search(r"(^|[\s“(])/[A-Za-z]", text)  # no absolute path at all
     assert str(models_folder / folder) in caplog.text  # the operator's log has the details
+
+
+@pytest.mark.parametrize("name", ["m" * 5000, "broken\x00", "bro\u202eken"])
+def test_a_too_long_or_control_character_model_name_gets_the_apps_message(models_folder, name):
+    with pytest.raises(ModelLoadError, match="at most 255 characters, without control characters"):
+        allowed_model_choice(name)
+    at = run_app("pages/step3_softmax.py", model=name)
+    assert not at.exception, at.exception
+    assert any("at most 255 characters" in e.value for e in at.error), page_text(at)
+    assert name[:20] not in page_text(at)  # such a name is not repeated
+
+
+def test_two_visitors_never_read_each_others_model_name(models_folder):
+    """The first visitor's failed load is remembered a minute; a second visitor asking for the same folder under
+    another spelling reads the message with their own words, never the first visitor's."""
+    first, second = "broken/../broken/visitoronesecret/..", " broken"
+    (models_folder / "broken" / "visitoronesecret").mkdir()
+    at_first = run_app("pages/step3_softmax.py", model=first)
+    assert any("visitoronesecret" in e.value for e in at_first.error)
+    at_second = run_app("pages/step3_softmax.py", model=second)
+    assert str(models_folder / "broken") in serving.models._failed_loads  # the same remembered failure
+    assert any("“broken” is not one this app can read" in e.value for e in at_second.error), page_text(at_second)
+    assert "visitoronesecret" not in page_text(at_second)
 
 
 def test_a_visitors_model_never_falls_back_to_pytorch_unless_allowed(models_folder, monkeypatch):
@@ -320,3 +345,116 @@ def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
     assert shown.sentence == read and shown.truncated == (read != text)
     if read != text:
         assert shown.n_tokens_before_truncation == n_tokens
+
+
+# --- issue 43: one limit for every box, and a notice that names the cut ------------------------------------------
+
+PASTE = ("The dog chased the cat because it was hungry, said the teacher. " * 400)[:20_000]
+
+
+def _cut_notices(at) -> list[str]:
+    return [w.value for w in at.warning if "characters" in w.value and "at most" in w.value]
+
+
+def test_a_pasted_20000_characters_in_the_sidebar_are_cut_to_the_limit_with_a_notice(model):
+    from ui.text import md
+
+    at = run_app("pages/step3_softmax.py", PASTE)
+    kept = PASTE[:MAX_SENTENCE_CHARS]
+    assert at.session_state["sentence"] == kept and not at.exception
+    notices = _cut_notices(at)
+    assert any("20,000 characters" in n and f"at most {MAX_SENTENCE_CHARS:,}" in n and md(kept[-30:]) in n
+               for n in notices), notices
+    # the token count is that of the text kept, which is what the model read the start of
+    counted = model.analyze(kept).n_tokens_before_truncation
+    assert any(f"The {MAX_SENTENCE_CHARS:,} characters kept are {counted} tokens long" in w.value
+               and "only the first 256 tokens" in w.value for w in at.warning), [w.value for w in at.warning]
+    # a box filled to its limit, the length before any cut unknown (a browser's paste): it says the box is full
+    at = run_app("pages/step3_softmax.py", kept)
+    assert any("this one is full" in n and md(kept[-30:]) in n for n in _cut_notices(at)), _cut_notices(at)
+
+
+def test_a_link_longer_than_the_box_is_cut_with_a_notice():
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["sentence"] = PASTE
+    at.run()
+    at.switch_page("pages/step1_scores.py").run()
+    assert at.session_state["sentence"] == PASTE[:MAX_SENTENCE_CHARS] and not at.exception
+    assert any("20,000 characters" in n for n in _cut_notices(at)), [w.value for w in at.warning]
+
+
+BOX_PAGES = ["pages/step3_softmax.py", "pages/pronoun.py", "pages/compare.py", "pages/quiz.py", "pages/glossary.py"]
+
+
+@pytest.mark.parametrize("page", BOX_PAGES)
+def test_every_box_on_the_page_cuts_a_20000_character_paste_to_its_limit_and_says_so(page):
+    """What a browser's paste or a message past the box sends: Streamlit cuts it to the box's max_chars; the page
+    says the box is full and where the text ends. Every text box of the page but the sidebar's Model field (its own
+    check refuses a name over 255 characters: test_a_too_long_or_control_character_model_name_...)."""
+    at = run_app(page)
+    boxes = [w.key for w in list(at.text_area) + list(at.text_input) if w.key not in ("model", "sentence")]
+    assert boxes, "the page has a box of its own"
+    for key in boxes:
+        at = run_app(page)
+        box = next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
+        box.set_value(PASTE).run()
+        box = next(w for w in list(at.text_area) + list(at.text_input) if w.key == key)
+        limit = box.max_chars
+        assert 0 < limit <= MAX_SENTENCE_CHARS, (key, limit)
+        # the page's own sentence box hands its text to the sidebar's sentence, which every page reads
+        value = at.session_state["sentence"] if key == "sentence_inline" else box.value
+        assert value == PASTE[:limit] and not at.exception, (key, len(value))
+        if key == "sentence_inline":  # AppTest sends the sidebar box's old value again on the run after the
+            # callback, so the page would draw the old sentence; the notice for a full sidebar box is tested above
+            continue
+        assert any(f"at most {limit:,} characters" in n for n in _cut_notices(at)), (key, at.warning)
+        assert len(at.session_state["sentence"]) <= MAX_SENTENCE_CHARS
+
+
+# --- issue 43: no bidirectional control character from the input in a figure or an exported file ----------------
+
+BIDI_SENTENCE = "The dog \u202echased the cat\u202c because \u2067it\u2069 was \u200fhungry \u202bfast\u202a."
+
+
+def _bidi_in(text: str) -> list[str]:
+    from ui.text import BIDI_CONTROLS
+
+    escaped = {f"\\u{ord(c):04x}" for c in BIDI_CONTROLS}
+    return [c for c in BIDI_CONTROLS if c in text] + [e for e in escaped if e in text.lower()]
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_figure_titles_and_labels_carry_no_bidi_control_from_the_input(page):
+    at = run_app(page, BIDI_SENTENCE, compare_a=BIDI_SENTENCE, compare_b=BIDI_SENTENCE.replace("hungry", "tired"),
+                 pron_sentence=BIDI_SENTENCE)
+    assert not at.exception, at.exception
+    for chart in at.get("plotly_chart"):
+        assert not _bidi_in(chart.proto.spec), (page, _bidi_in(chart.proto.spec))
+    for html_element in at.get("html"):  # the figures' text alternatives
+        assert not _bidi_in(html_element.proto.body), page
+
+
+def test_exported_files_carry_no_bidi_control_from_the_input(model):
+    from ui.page import intermediates_npz, matrix_csv
+    from ui.settings import Settings
+    from ui.view import build_view
+    from ui.walkthrough_section import animation_html
+
+    settings = Settings(BIDI_SENTENCE, "learned", 32, 0, 1, 8, False, 1, False, "")
+    view = build_view(settings, model, model.analyze(BIDI_SENTENCE))
+    page = animation_html(view).decode("utf-8")
+    from ui.text import BIDI_CONTROLS
+
+    assert "chased" in page and not any(c in page for c in BIDI_CONTROLS)
+    figure = page.split("Plotly.newPlot", 1)[1]  # plotly.js itself, before it, spells some controls as escapes
+    assert "chased" in figure and not _bidi_in(figure)
+    # a token label with a control (another model's tokenizer may keep one) leaves the CSV without it
+    labels = ["\u202edog"] + list(view.labels[1:])
+    csv = matrix_csv(view.steps.weights, labels, labels).decode("utf-8")
+    assert '"dog"' in csv and not _bidi_in(csv)
+    npz = np.load(io.BytesIO(intermediates_npz(view)), allow_pickle=False)
+    assert not _bidi_in(" ".join(npz["tokens"].tolist()))

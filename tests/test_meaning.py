@@ -11,6 +11,7 @@ import pytest
 from conftest import run_app
 
 from lessons import meaning as me
+from lessons.names import layer_name
 from test_one_story import decode
 
 PAGE = "pages/meaning.py"
@@ -306,7 +307,7 @@ def test_quiz_questions_are_built_from_the_measured_numbers(measured):
     assert me.signed(result.separation[-1]) in questions["meaning_before"].explanation
     assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_knocked_out"].explanation
     head = result.costliest_heads()[0]
-    assert f"head {head} of layer {result.growth_layer - 1}" in questions["meaning_heads"].explanation
+    assert f"head {head} of {layer_name(result.growth_layer - 1)}" in questions["meaning_heads"].explanation
     assert all(q.page == MEANING for q in questions.values())
     at = run_app("pages/quiz.py")
     assert not at.exception

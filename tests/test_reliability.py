@@ -147,16 +147,16 @@ def test_model_field_is_off_without_a_models_folder(monkeypatch):
 def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir):
     at = run_app("pages/step1_scores.py", model="broken")
     assert any("could not be loaded" in e.value for e in at.error)
-    failed_at = serving.models._failed_loads[str(models_dir / "broken")][0]
+    failed_at = serving.models._failed_loads[str(models_dir / "broken")]
     started = time.perf_counter()
     at.switch_page("pages/step3_softmax.py")
     at.run()
     assert time.perf_counter() - started < 2.0
     assert any("could not be loaded" in e.value for e in at.error) and not at.exception
-    assert serving.models._failed_loads[str(models_dir / "broken")][0] == failed_at  # not tried again
+    assert serving.models._failed_loads[str(models_dir / "broken")] == failed_at  # not tried again
     at.button(key="retry_model_load").click().run()  # forgets the failure and tries again
     assert any("could not be loaded" in e.value for e in at.error)
-    assert serving.models._failed_loads[str(models_dir / "broken")][0] > failed_at
+    assert serving.models._failed_loads[str(models_dir / "broken")] > failed_at
 
 
 def test_a_long_text_nobody_reads_leaves_the_cache_and_short_ones_stay():

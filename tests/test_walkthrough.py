@@ -370,3 +370,21 @@ def test_the_panels_name_the_key_and_escape_a_typed_token_once():
     keyed = [t for t in titles if t.startswith("q(")]
     assert keyed[1].startswith("q(&lt;b&gt;x&lt;/b&gt;) × k(a&amp;b)"), keyed
     assert not any("&amp;lt;" in t or "&amp;amp;" in t or "<b>" in t for t in titles), titles
+
+
+def test_the_html_file_is_built_outside_the_page_run_without_streamlit_warnings(model, caplog):
+    """The download's function runs outside the script's thread (on click): it must not ask Streamlit for the
+    browser's headers, which logged ~45 "missing ScriptRunContext" warnings per download."""
+    import logging
+    import threading
+
+    from ui.view import view_again
+
+    view = view_of(model, "I am good.", token=2)
+    files = []
+    caplog.set_level(logging.WARNING)
+    worker = threading.Thread(target=lambda: files.append(WS.animation_html(view_again(view.settings, model))))
+    worker.start()
+    worker.join()
+    assert files and b"Plotly.addFrames" in files[0]
+    assert not [r for r in caplog.records if "ScriptRunContext" in r.getMessage()]

@@ -16,7 +16,7 @@ from . import figures
 from .figures import meaning as meaning_figures
 from .figures.animation import offline_html
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
-from .text import md, quote, shorten, slug
+from .text import layer_head_name, layer_name, md, quote, shorten, slug
 
 PAGE = "pages/meaning.py"
 STEP_PAGE = "pages/step3_softmax.py"
@@ -198,17 +198,17 @@ def heads_section(result: me.Measurement, teaching: bool):
     layer = result.growth_layer - 1
     costly = result.costliest_heads()
     if not teaching:
-        st.markdown(f"Each bar: knock out **one** head of layer {layer} (its weights become 1 on the token itself), "
-                    f"run layer {layer} again from the same input, and measure the separation after it. The bar is "
+        st.markdown(f"Each bar: knock out **one** head of {layer_name(layer)} (its weights become 1 on the token itself), "
+                    f"run that layer again from the same input, and measure the separation after it. The bar is "
                     "how much lower it is than with every head working.")
     fig = meaning_figures.head_cost_bars(result.head_costs, layer,
-                                         _title(f"Separation lost when one head of layer {layer} is knocked out",
+                                         _title(f"Separation lost when one head of {layer_name(layer)} is knocked out",
                                                 result.word), teaching, marked=costly)
     figures.show(fig, _filename(f"heads_L{layer}", result.word), teaching, key="meaning-heads")
     st.markdown(story)
     sentence, token = result.sentences[0], result.first_token[0]
     for head in costly:
-        st.button(f"Open layer {layer}, head {head} in the step pages, on {quote(shorten(sentence, 40))} →",
+        st.button(f"Open {layer_head_name(layer, head)} in the step pages, on {quote(shorten(sentence, 40))} →",
                   on_click=open_head_in_steps, key=f"meaning_open_{head}",
                   args=(sentence, layer, head, token, STEP_PAGE))
     if st.session_state.pop("_goto", None):

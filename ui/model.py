@@ -8,7 +8,7 @@ from attention.model import AttentionModel, ModelLoadError, SentenceAnalysis, Se
 from serving import models
 from serving.models import analyze, forget_failed_loads
 
-from .settings import Settings
+from .settings import MAX_SENTENCE_CHARS, Settings, typed_chars
 from .text import md, quote
 
 
@@ -52,14 +52,32 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     except SentenceError as error:
         st.info(md(str(error)))
         st.stop()
-    warn_if_truncated(analysis, model, say_where=True)
+    cut = warn_if_cut(s.sentence, MAX_SENTENCE_CHARS, typed_chars(s.sentence))
+    warn_if_truncated(analysis, model, say_where=True, cut=cut)
     return model, analysis
 
 
-def warn_if_truncated(analysis: SentenceAnalysis, model: AttentionModel, say_where: bool) -> None:
-    """A notice when the model read only the start of the text (and, if asked, the words it stopped at)."""
+def warn_if_cut(text: str, limit: int, typed: int | None = None) -> bool:
+    """A notice when a box is full: the text ends where the box stopped taking it (a link or a message sent past
+    the box is cut there, which nobody would see otherwise). typed: the length before the cut, if known."""
+    if len(text) < limit:
+        return False
+    end = quote("…" + text[-40:].lstrip())
+    if typed and typed > limit:
+        st.warning(f"Your text had {typed:,} characters; a box takes at most {limit:,}, so it was cut after {end} "
+                   f"(the other {typed - limit:,} characters were left out).")
+    else:
+        st.warning(f"A box takes at most {limit:,} characters and this one is full: your text ends at {end}, and "
+                   "anything after that was left out.")
+    return True
+
+
+def warn_if_truncated(analysis: SentenceAnalysis, model: AttentionModel, say_where: bool, cut: bool = False) -> None:
+    """A notice when the model read only the start of the text (and, if asked, the words it stopped at).
+    cut: the box already cut the text (warn_if_cut said so): the tokens counted are those of what it kept."""
     if analysis.truncated:
         where = f", up to {quote('…' + analysis.sentence[-40:].lstrip())}" if say_where else ""
-        st.warning(f"Your text is {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
+        counted = f"The {MAX_SENTENCE_CHARS:,} characters kept are" if cut else "Your text is"
+        st.warning(f"{counted} {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
                    f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
                    f"are used{where}.")

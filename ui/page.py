@@ -10,9 +10,9 @@ import streamlit as st
 from . import figures
 from .parity import parity_badge
 from .labels import unique_labels
-from .settings import EXAMPLES, Example, choose_sentence, settings
+from .settings import EXAMPLES, MAX_SENTENCE_CHARS, Example, choose_sentence, clean_sentence, settings
 from .sidebar import shown_tokens
-from .text import layer_head_name, md, pct, quote
+from .text import layer_head_name, md, no_bidi, pct, quote
 from .view import View, current_view, view_again
 
 
@@ -56,7 +56,7 @@ def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
     matrix = np.asarray(matrix)
     cols = list(col_tokens) if col_tokens is not None else [f"dim{j}" for j in range(matrix.shape[1])]
     def cell(text):
-        text = str(text).replace('"', '""')
+        text = no_bidi(text).replace('"', '""')
         if text[:1] in ("=", "+", "-", "@"):  # never let a spreadsheet run a token as a formula
             text = "'" + text
         return f'"{text}"'
@@ -95,7 +95,7 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
 
 def _type_sentence() -> None:
     """on_change: the page's sentence box sets the sidebar's sentence (one state, two places to type it)."""
-    st.session_state["sentence"] = st.session_state.get("sentence_inline", "")
+    st.session_state["sentence"] = clean_sentence(st.session_state.get("sentence_inline", ""))
 
 
 def sentence_box(sentence: str) -> None:
@@ -104,6 +104,7 @@ def sentence_box(sentence: str) -> None:
     st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
     with st.container(key="sentence_inline_box"):
         st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
+                     max_chars=MAX_SENTENCE_CHARS,  # the sidebar's limit: one limit for every sentence box
                      help="The same sentence as in the sidebar: change it here or there.")
 
 

@@ -13,7 +13,7 @@ from serving import shared
 from serving.models import analyze, core_attentions
 
 from . import figures, tables
-from .model import warn_if_truncated
+from .model import warn_if_cut, warn_if_truncated
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
 from .text import layer_head_name, md, pct, plain_small, quote, shorten
 
@@ -37,6 +37,7 @@ def page_sentence(s) -> str:
 
     sentence = st.text_input("Sentence", key="pron_sentence", bind="query-params", max_chars=MAX_SENTENCE_CHARS)
     st.session_state["_pron_kept"] = sentence
+    warn_if_cut(sentence, MAX_SENTENCE_CHARS)
     if s.sentence.strip() and s.sentence != sentence:
         if pr.has_pronoun(s.sentence):
             st.button(f"Use the sidebar's sentence: {md(shorten(s.sentence, 60))}",
@@ -58,7 +59,7 @@ def sentence_pass(sentence: str, s, model):
     except SentenceError as error:  # our own sentence: says what to type (never a library's message)
         st.info(md(str(error)))
         st.stop()
-    warn_if_truncated(analysis, model, say_where=False)
+    warn_if_truncated(analysis, model, say_where=False, cut=len(sentence) >= MAX_SENTENCE_CHARS)
     return analysis
 
 
@@ -222,6 +223,7 @@ def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teachin
     contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
                              value=pr.contrast_partner(sentence), key=f"pron_contrast_{tag}",
                              max_chars=MAX_SENTENCE_CHARS)
+    warn_if_cut(contrast, MAX_SENTENCE_CHARS)
     answer_first = st.radio(f"In the first sentence, {quote(pronoun.text)} means…", [a.text, b.text], format_func=md,
                             horizontal=True,
                             key=f"pron_answer_{tag}_{a.position}_{b.position}")

@@ -78,6 +78,11 @@ D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
 # The model reads at most 256 tokens, about 1,200 characters of English; a box takes 3,000 (the part beyond what
 # the model reads stays in the box, and the page says how much was read).
 MAX_SENTENCE_CHARS = 3_000
+# The other boxes' limits (each box has one, and each says so when full: ui/model.py warn_if_cut): two sentences
+# side by side on the compare page, a written quiz answer, the glossary's search.
+COMPARE_CHARS = 500
+ANSWER_CHARS = 1_000
+FILTER_CHARS = 100
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,26 @@ class Settings:
 
 def clean_sentence(text: str) -> str:
     return (text or "")[:MAX_SENTENCE_CHARS]
+
+
+def cut_typed_sentence() -> None:
+    """The sidebar's sentence held to the boxes' limit before its widget is made: Streamlit cuts what a box sends,
+    not a value set from code (the page's own box copies its text in, a link seeds it), which a 20,000-character
+    paste once grew into a 20,045-character link. The length before the cut is kept for the page's notice."""
+    state = st.session_state
+    for text in (state.get("sentence"), None if "sentence" in state else st.query_params.get("sentence")):
+        if isinstance(text, str) and len(text) > MAX_SENTENCE_CHARS:
+            state["sentence"] = clean_sentence(text)
+            state["_sentence_typed_chars"] = (state["sentence"], len(text))
+            if "sentence" in st.query_params:
+                st.query_params["sentence"] = state["sentence"]
+            return
+
+
+def typed_chars(sentence: str) -> int | None:
+    """How long the sidebar's sentence was before cut_typed_sentence cut it to this (None: not known)."""
+    cut = st.session_state.get("_sentence_typed_chars")
+    return cut[1] if cut and cut[0] == sentence else None
 
 
 def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = None) -> None:

@@ -12,7 +12,7 @@ from .model import get_model
 from .text import layer_head_name
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
                        PRESET_HELP,
-                       MODES, Settings, clean_sentence)
+                       MODES, Settings, clean_sentence, cut_typed_sentence)
 
 
 def sidebar_ui() -> Settings:
@@ -21,6 +21,7 @@ def sidebar_ui() -> Settings:
     notices = link_notices()
     notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
     side.header("Your sentence")
+    cut_typed_sentence()
     sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
                               max_chars=MAX_SENTENCE_CHARS, height=90,
                               help="Any text; it is split into the model's word pieces.")

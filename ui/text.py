@@ -16,6 +16,18 @@ def md(text: str) -> str:
     return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", " ")
 
 
+# Bidirectional controls: embeddings, overrides, isolates and marks. One U+202E in a sentence turned the rest of a
+# figure's title line ("learned weights, layer 1 head 8") around; md() blanks them in page text, figures and
+# exported files drop them here. (Other invisible characters, such as the joiner inside an emoji, stay.)
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_NO_BIDI = str.maketrans("", "", BIDI_CONTROLS)
+
+
+def no_bidi(text: str) -> str:
+    """Text for a figure or a file: without bidirectional control characters."""
+    return str(text).translate(_NO_BIDI)
+
+
 def quote(token: str) -> str:
     """A token inside a sentence of page text: “token”, escaped."""
     return f"“{md(token)}”"

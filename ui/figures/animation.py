@@ -10,6 +10,7 @@ import json
 import plotly.graph_objects as go
 import plotly.io
 
+from ..text import no_bidi
 from .show import download_config
 
 
@@ -37,7 +38,7 @@ def offline_html(fig: go.Figure, filename: str, title: str) -> bytes:
     page = go.Figure(spec, _validate=False).to_html(
         include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%", div_id=HTML_PLOT_ID,
         config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
-    page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{html.escape(title)}</title>', 1)
+    page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{html.escape(no_bidi(title))}</title>', 1)
     saving = SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
     return page.replace("</body>", saving + "</body>", 1).encode("utf-8")
 

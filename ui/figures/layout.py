@@ -8,7 +8,7 @@ import textwrap
 from plotly.colors import get_colorscale
 import plotly.graph_objects as go
 
-from ..text import shorten
+from ..text import no_bidi, shorten
 
 # Resolved once to explicit colour lists: plotly.js itself knows neither "_r" names nor PiYG.
 WEIGHTS_SCALE = get_colorscale("Blues")
@@ -43,7 +43,7 @@ def axis_labels(tokens) -> list[str]:
     seen: set[str] = set()
     labels = []
     for token in tokens:
-        label = html.escape(str(token), quote=False) or "␣"
+        label = html.escape(no_bidi(token), quote=False) or "␣"
         if label.startswith("$") and label.endswith("$"):
             label = "\u200b" + label  # plotly would treat $…$ as LaTeX
         while label in seen:
@@ -107,7 +107,7 @@ def _title_layout(title: str, teaching: bool, line_chars: int, subtitle_chars: i
     """(title spec, pixels of the title block) with the title wrapped at line_chars and, if given, the
     subtitle at subtitle_chars (a narrow figure wraps its subtitle rather than cut it at the edge)."""
     sizes = font_sizes(teaching)
-    main_text, subtitle = split_title(title, whole_sentence=teaching)
+    main_text, subtitle = split_title(no_bidi(title), whole_sentence=teaching)
     if teaching and subtitle_chars is None:
         subtitle_chars = TEACHING_SUBTITLE_CHARS
     lines = textwrap.wrap(main_text, line_chars, break_long_words=False) or [main_text]
@@ -210,7 +210,7 @@ def _axis_title(text: str) -> dict:
 
 def figure_title(step: str, sentence: str, view_label: str) -> str:
     """The whole sentence: split_title shortens it on screen and keeps it all on a slide."""
-    return f"{step} · “{' '.join(str(sentence).split())}” · {view_label}"
+    return no_bidi(f"{step} · “{' '.join(str(sentence).split())}” · {view_label}")
 
 
 def _row_outline(row: int) -> dict:

@@ -121,6 +121,12 @@ def on_a_phone() -> bool:
     cannot know the screen's width, and Streamlit keeps a drawn figure's height, so a figure that needs another
     shape on a phone (small multiples: two panels a row, more rows) is built for it on the server."""
     try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        # A file built on click (the walk-through's HTML) is built in another thread, for a computer: no browser
+        # to ask there, and asking st.context logged a "missing ScriptRunContext" warning per frame (~45 a file).
+        if get_script_run_ctx(suppress_warning=True) is None:
+            return False
         import streamlit as st
 
         return "Mobi" in (st.context.headers.get("User-Agent") or "")
