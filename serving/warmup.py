@@ -31,8 +31,12 @@ def leave_with_server(server_pid: int) -> None:
         os._exit(0)
 
     def wait_for_the_end_of_input():
+        # The raw file descriptor, not sys.stdin: a thread blocked inside the buffered reader holds its lock,
+        # and the interpreter, closing sys.stdin at the end of a finished warm-up, aborted on it (exit -6,
+        # "_enter_buffered_busy"). os.read holds no Python lock while it waits.
         with contextlib.suppress(OSError):
-            sys.stdin.buffer.read()
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
         os._exit(0)
 
     threading.Thread(target=wait_for_the_end_of_input, name="server-watch", daemon=True).start()

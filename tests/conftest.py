@@ -1,3 +1,4 @@
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,37 @@ os.environ["ATTENTION_WARMUP"] = "0"
 # Nothing is read from or kept in the disk cache (serving/diskcache.py): a test's counters and timings would depend on
 # what an earlier run left in the home folder. tests/test_diskcache.py tests it, in folders of its own.
 os.environ["ATTENTION_CACHE_DIR"] = "off"
+
+
+# The fast lane, `pytest -m "not browser"`, runs every test that needs no Chromium and no server. A test is marked
+# `browser` here when it asks for the browser or server fixture or its own code starts a server or Chromium (the
+# calls below); one that does so out of sight (in a helper) is stopped by devtools.browser when it starts one
+# unmarked, with a message asking for @pytest.mark.browser.
+BROWSER_FIXTURES = {"browser", "server"}
+BROWSER_CALLS = ("streamlit_server(", "chromium(", "Student(")
+
+
+def _needs_a_browser(item) -> bool:
+    if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    try:
+        source = inspect.getsource(item.function)
+    except (AttributeError, OSError, TypeError):
+        return False
+    return any(call in source for call in BROWSER_CALLS)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _needs_a_browser(item):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    import devtools.browser
+
+    devtools.browser.unmarked_test = None if item.get_closest_marker("browser") else item.nodeid
 
 
 @pytest.fixture(scope="session")
