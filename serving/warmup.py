@@ -51,8 +51,11 @@ def lowest_priority() -> None:
     this process in a new session, which is a new group: its nice goes to 19, and SCHED_IDLE (where Linux has
     it) makes it yield to everything else.
     """
-    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
-        group.write("19")
+    # Only a process that leads its own session owns its group: started without one (a test, a developer's
+    # shell), it would lower the priority of the whole terminal session that started it, for good.
+    if os.getsid(0) == os.getpid():
+        with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
+            group.write("19")
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     os.nice(19)
