@@ -30,8 +30,8 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
 PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]
 
 
-# Set by tests/conftest.py while a test without the `browser` marker runs: the fast lane (pytest -m "not browser")
-# must start no server and no Chromium, so such a test fails at once and says which marker it lacks.
+# Set by tests/conftest.py while a test without the `browser` marker runs: the fast lane (pytest -m "not browser
+# and not slow") must start no server and no Chromium, so such a test fails at once and says which marker it lacks.
 unmarked_test: str | None = None
 
 
