@@ -18,12 +18,12 @@ os.environ["ATTENTION_CACHE_DIR"] = "off"
 
 
 # The fast lane, `pytest -m "not browser and not slow"`, runs every test that needs no Chromium and no server. A
-# test is marked `browser` here when it asks for the browser or server fixture or its own code starts a server or Chromium (the
-# calls below); one that does so out of sight (in a helper) is stopped by devtools.browser when it starts one
-# unmarked, with a message asking for @pytest.mark.browser.
+# test is marked `browser` here when it asks for the browser or server fixture or its own code starts a server or
+# Chromium (the calls below); one that does so out of sight (in a helper) is stopped by devtools.browser when it
+# starts one unmarked, with a message asking for @pytest.mark.browser.
 # A test that runs the warm-up worker (`python -m serving.warmup`, or start_warmup in a process of its own) waits
 # for a process at the lowest CPU priority, which yields to everything else on a shared machine (12-60 s at load
-# 13, 6-9 s when quiet): marked `slow`, so the fast lane is pytest -m "not browser and not slow".
+# 13, 6-12 s when quiet): marked `slow`, so the fast lane is pytest -m "not browser and not slow".
 BROWSER_FIXTURES = {"browser", "server"}
 BROWSER_CALLS = ("streamlit_server(", "chromium(", "Student(")
 SLOW_CALLS = ('"serving.warmup"', "start_warmup(")
