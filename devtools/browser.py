@@ -31,6 +31,17 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
 PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]
 
 
+# Set by tests/conftest.py while a test without the `browser` marker runs: the fast lane (pytest -m "not browser
+# and not slow") must start no server and no Chromium, so such a test fails at once and says which marker it lacks.
+unmarked_test: str | None = None
+
+
+def _refuse_unmarked(what: str) -> None:
+    if unmarked_test:
+        raise RuntimeError(f"{unmarked_test} starts {what} but is not marked `browser`: add "
+                           f"@pytest.mark.browser (tests/conftest.py marks only what it can see)")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -40,7 +51,8 @@ def free_port() -> int:
 @contextlib.contextmanager
 def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Path = ROOT / "app.py"):
     """`streamlit run <script>` (the app unless told otherwise) from the project folder on 127.0.0.1;
-    yields (base url, process, seconds until healthy)."""
+    yields (base url, process, seconds until healthy); the server's log so far: server_log(process)."""
+    _refuse_unmarked("a Streamlit server")
     port = port or free_port()
     env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
     env.pop("ATTENTION_WARMUP", None)  # a server runs as shipped: with its background warm-up
@@ -52,6 +64,7 @@ def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Pat
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    process.log_file = log
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + timeout
@@ -78,8 +91,16 @@ def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Pat
         log.close()
 
 
+def server_log(process) -> str:
+    """What a server from streamlit_server has written to its log so far (read within its `with`)."""
+    process.log_file.flush()
+    process.log_file.seek(0)
+    return process.log_file.read().decode(errors="replace")
+
+
 @contextlib.contextmanager
 def chromium():
+    _refuse_unmarked("Chromium")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

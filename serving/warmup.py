@@ -31,8 +31,12 @@ def leave_with_server(server_pid: int) -> None:
         os._exit(0)
 
     def wait_for_the_end_of_input():
+        # The raw file descriptor, not sys.stdin: a thread blocked inside the buffered reader holds its lock,
+        # and the interpreter, closing sys.stdin at the end of a finished warm-up, aborted on it (exit -6,
+        # "_enter_buffered_busy"). os.read holds no Python lock while it waits.
         with contextlib.suppress(OSError):
-            sys.stdin.buffer.read()
+            while os.read(sys.stdin.fileno(), 4096):
+                pass
         os._exit(0)
 
     threading.Thread(target=wait_for_the_end_of_input, name="server-watch", daemon=True).start()
@@ -47,8 +51,11 @@ def lowest_priority() -> None:
     this process in a new session, which is a new group: its nice goes to 19, and SCHED_IDLE (where Linux has
     it) makes it yield to everything else.
     """
-    with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
-        group.write("19")
+    # Only a process that leads its own session owns its group: started without one (a test, a developer's
+    # shell), it would lower the priority of the whole terminal session that started it, for good.
+    if os.getsid(0) == os.getpid():
+        with contextlib.suppress(OSError), open("/proc/self/autogroup", "w") as group:
+            group.write("19")
     with contextlib.suppress(AttributeError, OSError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     os.nice(19)

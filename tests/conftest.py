@@ -1,3 +1,4 @@
+import inspect
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,46 @@ os.environ["ATTENTION_WARMUP"] = "0"
 # Nothing is read from or kept in the disk cache (serving/diskcache.py): a test's counters and timings would depend on
 # what an earlier run left in the home folder. tests/test_diskcache.py tests it, in folders of its own.
 os.environ["ATTENTION_CACHE_DIR"] = "off"
+
+
+# The fast lane, `pytest -m "not browser and not slow"`, runs every test that needs no Chromium and no server. A
+# test is marked `browser` here when it asks for the browser or server fixture or its own code starts a server or
+# Chromium (the calls below); one that does so out of sight (in a helper) is stopped by devtools.browser when it
+# starts one unmarked, with a message asking for @pytest.mark.browser.
+# A test that runs the warm-up worker (`python -m serving.warmup`, or start_warmup in a process of its own) waits
+# for a process at the lowest CPU priority, which yields to everything else on a shared machine (12-60 s at load
+# 13, 6-12 s when quiet): marked `slow`, so the fast lane is pytest -m "not browser and not slow".
+BROWSER_FIXTURES = {"browser", "server"}
+BROWSER_CALLS = ("streamlit_server(", "chromium(", "Student(")
+SLOW_CALLS = ('"serving.warmup"', "start_warmup(")
+
+
+def _source(item) -> str:
+    try:
+        return inspect.getsource(item.function)
+    except (AttributeError, OSError, TypeError):
+        return ""
+
+
+def _needs_a_browser(item) -> bool:
+    if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    return any(call in _source(item) for call in BROWSER_CALLS)
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if _needs_a_browser(item):
+            item.add_marker(pytest.mark.browser)
+        elif any(call in _source(item) for call in SLOW_CALLS):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    import devtools.browser
+
+    devtools.browser.unmarked_test = None if item.get_closest_marker("browser") else item.nodeid
 
 
 @pytest.fixture(scope="session")

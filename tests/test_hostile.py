@@ -241,6 +241,45 @@ def test_the_warmup_worker_leaves_within_a_second_of_its_servers_sigkill():
     assert gone_after <= 1.0, f"the worker outlived its server by {gone_after:.2f} s"
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_finished_warm_up_ends_cleanly_and_the_server_log_shows_no_traceback(tmp_path, monkeypatch):
+    """Every start used to log "warm-up failed ... worker exited with -6: Fatal Python error:
+    _enter_buffered_busy": the worker's thread watching its standard input sat in a buffered read when the worker
+    ended. A real server with a fresh cache folder (so the worker computes everything, then ends), one visitor's
+    page, the warm-up to its end, the server stopped: the worker exited 0 (the server logs any other status) and
+    the log holds no traceback."""
+    import asyncio
+
+    from bench.load import Student
+    from devtools.browser import server_log, streamlit_server
+    from serving import diskcache
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(cache))
+    with streamlit_server() as (url, server, _ready):
+        async def visit():
+            async with Student(url, "step3_softmax") as student:
+                await student.run({"sentence": "I am good."})
+
+        asyncio.run(visit())
+        deadline, workers = time.monotonic() + 60, {}
+        while not workers and time.monotonic() < deadline:
+            workers = {p: c for p, c in _children(server.pid).items() if "serving.warmup" in c}
+            time.sleep(0.02)
+        [worker] = workers
+        deadline = time.monotonic() + 600
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _running(worker), "the warm-up did not finish in 10 minutes"
+        time.sleep(1.0)  # the server collects the worker's status and would log a failure
+        server.terminate()
+        server.wait(30)
+        log = server_log(server)
+    assert any(cache.rglob("*.npz")), "the warm-up kept nothing: it did not run to its end"
+    for sign in ("warm-up failed", "Traceback", "Fatal Python error", "exited with"):
+        assert sign not in log, log[-3000:]
+
+
 def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monkeypatch):
     """A well-formed entry whose numbers are NaN (a damaged or tampered file) is not served: the run is trained
     again and the good result overwrites it."""

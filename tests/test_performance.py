@@ -183,6 +183,10 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     from attention.model import resolve_model_name
 
     name = resolve_model_name(None)
+    group = Path("/proc/self/autogroup")
+    nice_before = group.read_text() if group.exists() else None
+    # Started in this test's own session, as a developer might: the worker must not lower the priority of the
+    # whole session (it did: every test after this one, and the developer's shell, ran at nice 19).
     worker = subprocess.Popen([sys.executable, "-m", "serving.warmup", name], cwd=ROOT, stdout=subprocess.PIPE)
     try:
         kind, key, _ = pickle.load(worker.stdout)
@@ -197,6 +201,7 @@ def test_the_warm_up_hands_over_each_result_as_soon_as_it_is_done():
     finally:
         worker.stdout.close()
         assert worker.wait(300) == 0
+    assert nice_before is None or group.read_text() == nice_before
     from lessons.meaning import BUILT_IN
     from serving.shared import BUILTIN_SENTENCES, lab_runs
 

@@ -207,3 +207,46 @@ def test_a_closed_tab_does_not_keep_a_model_pass_after_the_cache_lets_it_go(monk
     csv, npz = (make() for make in kept_by_streamlit)  # a click later still gets the same files
     assert csv.decode().startswith('"query \\ key","a","pass",')
     assert np.load(io.BytesIO(npz))["weights"].shape[0] == len(np.load(io.BytesIO(npz))["tokens"])
+
+
+LONG_TEXTS_ON_STEP_3 = 24
+LONG_TEXTS_GROWTH_BUDGET_MB = 200
+
+
+def test_long_texts_on_step_3_grow_the_server_by_at_most_200_mb():
+    """A real server, warm (its warm-up finished): one visitor types 24 different long texts (2,000 characters,
+    beyond the model's 256 tokens) into step 3 one after another. The server's resident memory grows by at most
+    200 MB: the shared cache's 100 MB budget and what the pages build from it, not a model pass per sentence."""
+    import asyncio
+
+    from bench.load import Student, long_text, server_memory_mb
+    from devtools.browser import streamlit_server
+
+    def worker_running(server_pid):
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and b"serving.warmup" in (entry / "cmdline").read_bytes() and \
+                        int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == server_pid:
+                    return True
+            except (OSError, ValueError, IndexError):
+                pass
+        return False
+
+    with streamlit_server() as (url, server, _ready):
+        async def visit():
+            async with Student(url, "step3_softmax") as student:
+                await student.run({"sentence": "I am good."})
+                deadline = time.monotonic() + 600
+                while worker_running(server.pid) and time.monotonic() < deadline:
+                    await asyncio.sleep(0.2)
+                await student.run({"sentence": "I am good."})
+                before = server_memory_mb(server.pid)[0]
+                for index in range(LONG_TEXTS_ON_STEP_3):
+                    text = long_text(index)
+                    await student.run({"sentence": text}, widget_value=text)
+                assert not student.exceptions, student.exceptions
+                return before, server_memory_mb(server.pid)[0]
+
+        before, after = asyncio.run(visit())
+    print(f"server RSS {before:.0f} -> {after:.0f} MB (+{after - before:.0f})")
+    assert after - before <= LONG_TEXTS_GROWTH_BUDGET_MB, f"grew by {after - before:.0f} MB"
