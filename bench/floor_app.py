@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
+from ui.figures.head_flip import head_flipbook  # noqa: E402
 from ui.walkthrough import walkthrough_figure  # noqa: E402
 from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
 
@@ -300,6 +301,15 @@ def multihead():
     show(figures.small_multiples(list(weights(N_HEADS * n, n).reshape(N_HEADS, n, n)), tokens,
                                  [f"H{h}" for h in range(N_HEADS)], f"Layer {layer}", teaching=teaching),
          "multihead_heads")
+    # The app's flip-through (ui/head_flip.py): 72 frames of random weights, a link per frame, its text, its file.
+    roles = [[("spread out / mixed", 0.3)] * N_HEADS for _ in range(N_LAYERS)]
+    links = [[f"step3_softmax?layer={layer}&head={head}" for head in range(N_HEADS)] for layer in range(N_LAYERS)]
+    show(head_flipbook(weights(N_LAYERS * N_HEADS * n, n).reshape(N_LAYERS, N_HEADS, n, n), tokens, roles,
+                       S["sentence"], teaching, min(S["token"] + 1, n - 1), (S["layer"], S["head"]), links),
+         "multihead_all_heads", key="fig-head-flip")
+    if not teaching:
+        st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)", b"",
+                           file_name="multihead_all_heads.html", key="head-flip-html", on_click="ignore")
     show(figures.similarity_map(rng.random((N_HEADS, N_HEADS)), [f"H{h}" for h in range(N_HEADS)], "similarity",
                                 teaching=teaching), "multihead_similarity")
     for tab, name in zip(st.tabs(["Concatenated head outputs", "After W_O", "Block output"]),
@@ -307,7 +317,7 @@ def multihead():
         with tab:
             show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None, name, kind="vectors",
                                         teaching=teaching), f"multihead_{name}", key=f"mh-{name}")
-    prose(headings=3, paragraphs=6, expanders=1, formulas=1)
+    prose(headings=4, paragraphs=7, expanders=1, formulas=1)
 
 
 def whatif():
