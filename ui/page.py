@@ -10,7 +10,7 @@ import streamlit as st
 from . import figures
 from .parity import parity_badge
 from .settings import choose_sentence, settings
-from .sidebar import shown_tokens
+from .sidebar import shown_tokens, token_chosen
 from .text import md
 from .view import View, current_view, view_again
 
@@ -195,9 +195,7 @@ TOKEN_PICKER_LIMIT = 40  # more tokens than this do not fit as one row of chips;
 
 def _pick_token() -> None:
     """on_change: the chips set the sidebar's selected token (one state, two places to change it)."""
-    picked = st.session_state.get("token_chips")
-    if picked is not None:
-        st.session_state["token"] = picked
+    token_chosen("token_chips")
 
 
 def _pick_layer_head() -> None:

@@ -1,0 +1,59 @@
+"""The start page's part that follows the selected token, as one fragment: a chip click reruns only this part."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lessons.heads import PATTERN_WORDS, describe_heads
+
+from . import figures, readouts
+from .page import specials_note, token_picker
+from .parity import parity_badge
+from .sidebar import draw_token_list
+from .text import pct, quote
+from .view import current_view
+from .walkthrough_section import show_walkthrough
+
+
+@st.fragment
+def follow_the_selected_token():
+    """Everything here that follows the selected token, the sidebar's token list included: a chip click reruns
+    only this fragment (app.py leaves the list to it), and every label naming the token is redrawn together."""
+    view = current_view()
+    draw_token_list()
+    tokens, keys, i = view.labels, view.key_labels, view.token
+    weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
+    focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
+    st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
+                f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
+    st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
+                "becoming weights and its output, frame by frame, with the live numbers.")
+    if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
+        (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+        if pattern in PATTERN_WORDS:
+            st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
+                        f"token's attention to {PATTERN_WORDS[pattern]}"
+                        + (f" (over all {view.analysis.n_tokens} tokens the model sees, [CLS] and [SEP] included)"
+                           if view.hidden.size else "") + " — follow the dark cells row by row.")
+    token_picker(view)
+    left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
+    with left:
+        figures.show(
+            figures.matrix_heatmap(weights, tokens, keys,
+                                   figures.figure_title("Attention weights", view.settings.sentence, view.label),
+                                   kind="weights", highlight_row=i, teaching=view.settings.teaching),
+            figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
+            key="fig-home-weights")
+    with right:
+        figures.show(
+            figures.token_lines(weights, tokens, keys,
+                                figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
+                                selected=i, teaching=view.settings.teaching),
+            figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
+            key="fig-home-lines")
+    st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
+               "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
+    specials_note(view)
+    parity_badge(view)
+
+    show_walkthrough(view)
