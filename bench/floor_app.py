@@ -181,8 +181,10 @@ def home():
     prose(headings=2, paragraphs=12, expanders=1, alerts=1)
 
 
+@st.fragment
 def follow_the_selected_token():
-    """What follows the selected token on the start page (a chip click reruns the whole page, as in the app)."""
+    """What follows the selected token on the start page: a fragment, as in the app (a chip click reruns only
+    this; the app's fragment also redraws the sidebar's token list, one widget, which the floor leaves as is)."""
     token = st.session_state.get("token")
     if isinstance(token, int) and 0 <= token < len(S["tokens"]):
         S["token"] = token
