@@ -377,7 +377,8 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
             runs.wait_done(page, since)
             page.wait_for_function(DRAWN_JS, polling=30, timeout=120_000)
             seconds = time.perf_counter() - since
-            if action == "chip":  # the page follows the chip
+            if action == "chip" and (script.name == "app.py" or "start page" in name):  # the page follows the chip
+                # (the floor's step pages name no token: their figures are random arrays with fixed titles)
                 assert f"“{args[0]}”" in page.locator('[data-testid="stMain"]').inner_text() + page.evaluate(
                     "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => t.textContent)"
                     ".join(' ')"), f"{script.name}: the page does not follow the chip"
