@@ -81,3 +81,21 @@ def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server,
     wait_for_page(page)
     assert set(names_of_the_selected_token(page).values()) == {"good"}
     page.close()
+
+
+def test_a_slides_layer_and_head_row_redraws_the_sidebar_too(server, browser):
+    """The compact layer/head row sits inside the start page's fragment; a click there reruns the whole page, so
+    the sidebar's layer and head, the link and every title name the same head."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/?" + urllib.parse.urlencode({"sentence": SENTENCE, "teach": "true"}))
+    wait_for_page(page)
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^H7$")).first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                           ".some(p => p.textContent.includes('layer 1 head 7'))", timeout=30_000)
+    wait_for_page(page)
+    sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+    assert [sidebar.nth(i).locator("input").input_value() for i in range(2)] == ["1", "7"]
+    assert "head=7" in page.url
+    assert "head 8" not in " ".join(page.evaluate(TITLES_JS))
+    page.close()

@@ -203,6 +203,12 @@ def _pick_layer_head() -> None:
     for compact, key in (("layer_compact", "layer"), ("head_compact", "head")):
         if st.session_state.get(compact) is not None:
             st.session_state[key] = st.session_state[compact]
+    # Inside the start page's fragment this reruns only the fragment: the sidebar's layer and head must be
+    # redrawn too, so the fragment asks for the whole page (ui/start_page.py).
+    st.session_state[WHOLE_PAGE_RERUN] = True
+
+
+WHOLE_PAGE_RERUN = "_whole_page_rerun"
 
 
 def layer_head_control(view: View) -> None:

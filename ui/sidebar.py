@@ -56,6 +56,7 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
     tokens = shown_tokens(sentence, show_special)
     token = 0
     state = st.session_state
+    state.pop("_whole_page_rerun", None)  # a full run is what it asked for (ui/page.py _pick_layer_head)
     state["_token_slot"] = None
     if tokens:
         follow_sentence_with_token(sentence, show_special, len(tokens), notices)

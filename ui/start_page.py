@@ -7,7 +7,7 @@ import streamlit as st
 from lessons.heads import PATTERN_WORDS, describe_heads
 
 from . import figures, readouts
-from .page import specials_note, token_picker
+from .page import WHOLE_PAGE_RERUN, specials_note, token_picker
 from .parity import parity_badge
 from .sidebar import draw_token_list
 from .text import pct, quote
@@ -19,6 +19,8 @@ from .walkthrough_section import show_walkthrough
 def follow_the_selected_token():
     """Everything here that follows the selected token, the sidebar's token list included: a chip click reruns
     only this fragment (app.py leaves the list to it), and every label naming the token is redrawn together."""
+    if st.session_state.pop(WHOLE_PAGE_RERUN, False):  # a slide's layer/head: the sidebar shows them too
+        st.rerun()
     view = current_view()
     draw_token_list()
     tokens, keys, i = view.labels, view.key_labels, view.token
