@@ -78,7 +78,8 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
     layout["yaxis"] = {**layout["yaxis"], "domain": [0.0, top]}
 
     frames, steps = [], []
-    link_font = {"size": sizes["base"], "color": "#1d4ed8"}
+    # A link's blue on screen; a slide's text must be dark (every channel ≤ 120: tests/test_screens.py): navy.
+    link_font = {"size": sizes["base"], "color": "#1e3a6e" if teaching else "#1d4ed8"}
     for layer in range(n_layers):
         for head in range(n_heads):
             frame_layout = {"title": {"text": html.escape(split_title(title_of(layer, head))[0], quote=False)}}
