@@ -59,8 +59,12 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
     state.pop("_whole_page_rerun", None)  # a full run is what it asked for (ui/page.py _pick_layer_head)
     state["_token_slot"] = None
     if tokens:
+        # The list is drawn from the start page's fragment or from here: Streamlit counts those as two widgets and
+        # drops the value of the one not drawn, so the session keeps its own copy of the choice.
+        if isinstance(state.get(TOKEN_KEPT), int):
+            state["token"] = state[TOKEN_KEPT]
         follow_sentence_with_token(sentence, show_special, len(tokens), notices)
-        token = state["token"]  # the list below shows this value, wherever it is drawn from
+        token = state[TOKEN_KEPT] = state["token"]  # the list below shows this value, wherever it is drawn from
         # Its place in the sidebar; a page whose chips rerun only a fragment draws the list from that fragment,
         # so the list is redrawn with the chips (Streamlit 1.67: a fragment may write into the sidebar).
         state["_token_slot"] = side.container()
@@ -84,6 +88,7 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
 
 
 TOKEN_LIST_LABEL = "Selected token (its row is explained)"
+TOKEN_KEPT = "_token_kept"  # the session's selected token, whichever widget last showed it
 
 
 def draw_token_list() -> int:
@@ -109,7 +114,7 @@ def token_chosen(widget_key: str) -> None:
     picked = state.get(widget_key)
     if not isinstance(picked, int):
         return
-    state["token"] = picked
+    state["token"] = state[TOKEN_KEPT] = picked
     if isinstance(state.get("_settings"), Settings):
         state["_settings"] = dataclasses.replace(state["_settings"], token=picked)
 
