@@ -414,5 +414,7 @@ pages = {
 }
 navigation = st.navigation(pages)
 S = sidebar()
-st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # the same figure toolbar as the app's
+# The same figure toolbar as the app's, and the same cell-value fitting (it also relays out a figure narrower than
+# 520 px, e.g. the compare page's two half-width heatmaps, which is a second draw the floor must pay too).
+st.sidebar.html(figures.SVG_EXPORT_HTML + figures.FIT_CELL_TEXT_HTML, unsafe_allow_javascript=True)
 navigation.run()
