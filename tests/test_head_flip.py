@@ -72,6 +72,13 @@ def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, te
     assert filename == "multihead_all_heads_i-am-good_L0-5H0-11"
 
 
+def test_the_html_file_holds_every_frame_and_waits_for_play(model):
+    page = HF.flip_html(settings_of("I am good."), model, 2).decode()
+    assert "<script src=" not in page and "Plotly.addFrames" in page  # plotly.js inside: opens offline
+    assert "Plotly.animate" not in page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
+    assert "<title>Every attention head (6 layers × 12 heads) on “I am good.”</title>" in page
+
+
 def test_long_sentences_flip_through_the_focus_window(model):
     # A slide from FOCUS_FROM tokens on, and a screen past FLIP_FULL_TOKENS, as every figure's focus rule.
     analysis, _, _, spec = spec_of(model, FORTY, selected=20, teaching=True)

@@ -97,5 +97,5 @@ def flip_html(settings, model, selected: int) -> bytes:
 
     analysis = analyze(settings.sentence, settings.model_name or None)
     fig, _, filename = build(settings, analysis, selected)
-    return offline_html(fig, filename, f"Every attention head of {model.name.split('/')[-1]} on "
+    return offline_html(fig, filename, f"Every attention head ({model.n_layers} layers × {model.n_heads} heads) on "
                                        f"“{settings.sentence[:80]}”")
