@@ -26,6 +26,7 @@ from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
 from ui.figures import meaning as meaning_figures  # noqa: E402
 from ui.menu import page_menu  # noqa: E402
+from ui.figures.head_flip import head_flipbook  # noqa: E402
 from ui.walkthrough import walkthrough_figure  # noqa: E402
 from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
 
@@ -182,8 +183,10 @@ def home():
     prose(headings=2, paragraphs=12, expanders=1, alerts=1)
 
 
+@st.fragment
 def follow_the_selected_token():
-    """What follows the selected token on the start page (a chip click reruns the whole page, as in the app)."""
+    """What follows the selected token on the start page: a fragment, as in the app (a chip click reruns only
+    this; the app's fragment also redraws the sidebar's token list, one widget, which the floor leaves as is)."""
     token = st.session_state.get("token")
     if isinstance(token, int) and 0 <= token < len(S["tokens"]):
         S["token"] = token
@@ -331,6 +334,15 @@ def multihead():
     show(figures.small_multiples(list(weights(N_HEADS * n, n).reshape(N_HEADS, n, n)), tokens,
                                  [f"H{h}" for h in range(N_HEADS)], f"Layer {layer}", teaching=teaching),
          "multihead_heads")
+    # The app's flip-through (ui/head_flip.py): 72 frames of random weights, a link per frame, its text, its file.
+    roles = [[("spread out / mixed", 0.3)] * N_HEADS for _ in range(N_LAYERS)]
+    links = [[f"step3_softmax?layer={layer}&head={head}" for head in range(N_HEADS)] for layer in range(N_LAYERS)]
+    show(head_flipbook(weights(N_LAYERS * N_HEADS * n, n).reshape(N_LAYERS, N_HEADS, n, n), tokens, roles,
+                       S["sentence"], teaching, min(S["token"] + 1, n - 1), (S["layer"], S["head"]), links),
+         "multihead_all_heads", key="fig-head-flip")
+    if not teaching:
+        st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)", b"",
+                           file_name="multihead_all_heads.html", key="head-flip-html", on_click="ignore")
     show(figures.similarity_map(rng.random((N_HEADS, N_HEADS)), [f"H{h}" for h in range(N_HEADS)], "similarity",
                                 teaching=teaching), "multihead_similarity")
     for tab, name in zip(st.tabs(["Concatenated head outputs", "After W_O", "Block output"]),
@@ -338,7 +350,7 @@ def multihead():
         with tab:
             show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None, name, kind="vectors",
                                         teaching=teaching), f"multihead_{name}", key=f"mh-{name}")
-    prose(headings=3, paragraphs=6, expanders=1, formulas=1)
+    prose(headings=4, paragraphs=7, expanders=1, formulas=1)
 
 
 def whatif():
@@ -435,5 +447,7 @@ pages = {
 navigation = st.navigation(pages, position="hidden")  # the app's own page menu, as the app draws it
 page_menu(pages)
 S = sidebar()
-st.sidebar.html(figures.SVG_EXPORT_HTML, unsafe_allow_javascript=True)  # the same figure toolbar as the app's
+# The same figure toolbar as the app's, and the same cell-value fitting (it also relays out a figure narrower than
+# 520 px, e.g. the compare page's two half-width heatmaps, which is a second draw the floor must pay too).
+st.sidebar.html(figures.SVG_EXPORT_HTML + figures.FIT_CELL_TEXT_HTML, unsafe_allow_javascript=True)
 navigation.run()

@@ -6,7 +6,7 @@ import streamlit as st
 from attention import core
 from lessons import explain
 from attention.model import SentenceError
-from serving import shared
+from serving import shared as shared_results
 from serving.models import analyze
 from ui import figures
 from ui.model import model_or_stop, warn_if_cut
@@ -31,8 +31,10 @@ if teaching:  # the slide's own layer and head row: the sidebar is put away
     layer_head_row(model.n_layers, model.n_heads, layer, head)
 
 left, right = st.columns(2)
-texts = [left.text_input("First sentence", shared.COMPARE_DEFAULTS[0], key="compare_a", max_chars=COMPARE_CHARS),
-         right.text_input("Second sentence", shared.COMPARE_DEFAULTS[1], key="compare_b", max_chars=COMPARE_CHARS)]
+texts = [left.text_input("First sentence", shared_results.COMPARE_DEFAULTS[0], key="compare_a",
+                         max_chars=COMPARE_CHARS),
+         right.text_input("Second sentence", shared_results.COMPARE_DEFAULTS[1], key="compare_b",
+                          max_chars=COMPARE_CHARS)]
 for text in texts:
     warn_if_cut(text, COMPARE_CHARS)
 
@@ -65,15 +67,10 @@ if st.session_state.get("compare_word") not in shared:
     st.session_state["compare_word"] = "bank" if "bank" in shared else shared[0]
 word = st.selectbox("Word to follow (it is in both sentences)", shared, key="compare_word")
 
-def layer_inputs(run) -> list[np.ndarray]:  # what each layer of the model read for this sentence
-    return [run["analysis"].hidden_states[la].astype(np.float64) for la in range(model.n_layers)]
-
-
 # Measured, not chosen by hand: the head whose output for the word differs most between the sentences
-# (computed before anything is drawn, so the page is sent in one go).
-grid = explain.head_output_similarity(layer_inputs(runs[0]), layer_inputs(runs[1]),
-                                      [model.layer_weights(la) for la in range(model.n_layers)], model.n_heads,
-                                      *[run["shown"][run["tokens"].index(word)] for run in runs])
+# (computed before anything is drawn, so the page is sent in one go; once per process for each pair and word).
+grid = shared_results.compare_grid(model, tuple(texts), [run["analysis"] for run in runs],
+                                   tuple(int(run["shown"][run["tokens"].index(word)]) for run in runs))
 best_layer, best_head = np.unravel_index(int(grid.argmin()), grid.shape)
 
 columns = st.columns(2) if not teaching else (st.container(), st.container())

@@ -4,6 +4,7 @@ import streamlit as st
 from attention import core
 from lessons.heads import describe_heads, head_distances
 from ui import figures
+from ui.head_flip import show_head_flip
 from ui.labels import unique_labels
 from ui.model import load_analysis
 from ui.settings import settings
@@ -56,6 +57,8 @@ figures.show(figures.small_multiples(list(weights), unique_labels(tokens), title
                                      f"{layer_name(layer, model.n_layers, capital=True)}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching, selected=shown[min(s.token, len(shown) - 1)]),
              figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
+
+show_head_flip(s, model, analysis, shown[min(s.token, len(shown) - 1)])
 
 st.header("What the heads do on this sentence")
 counts: dict[str, list[int]] = {}

@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from lessons import meaning, pronoun, training
+from lessons import explain, meaning, pronoun, training
 from attention.model import AttentionModel
 
 from . import diskcache
@@ -85,6 +85,22 @@ def meaning_measurement(model: AttentionModel, word: str, group_a: list[str], gr
 def builtin_meaning_keys(model: AttentionModel):
     for word_set in meaning.BUILT_IN.values():
         yield word_set, meaning_key(model, word_set.word, word_set.meaning_a, word_set.meaning_b)
+
+
+# The compare page's 72-head ranking of one word in two sentences (72 numbers): computed once per process for
+# every visitor of the same pair, not on every visit (90 projections, the page's largest piece of work).
+COMPARE_GRIDS = ByteBudgetCache(2**20, max_entries=512)
+
+
+def compare_grid(model: AttentionModel, texts: tuple[str, str], analyses, positions: tuple[int, int]):
+    """lessons.explain.head_output_similarity for a word at `positions` in two sentences' model passes."""
+    def grid():
+        inputs = [[analysis.hidden_states[layer].astype("float64") for layer in range(model.n_layers)]
+                  for analysis in analyses]
+        return explain.head_output_similarity(*inputs, [model.layer_weights(la) for la in range(model.n_layers)],
+                                              model.n_heads, *positions)
+
+    return COMPARE_GRIDS.get_or_compute(("compare grid", model.name, *texts, *positions), grid)
 
 
 def training_key(model: AttentionModel, **run) -> tuple:

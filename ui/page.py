@@ -11,7 +11,7 @@ from . import figures
 from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, MAX_SENTENCE_CHARS, Example, choose_sentence, clean_sentence, settings
-from .sidebar import shown_tokens
+from .sidebar import shown_tokens, token_chosen
 from .text import layer_head_name, md, no_bidi, pct, quote
 from .view import View, current_view, view_again
 
@@ -214,9 +214,7 @@ TOKEN_PICKER_LIMIT = 40  # more tokens than this do not fit as one row of chips;
 
 def _pick_token() -> None:
     """on_change: the chips set the sidebar's selected token (one state, two places to change it)."""
-    picked = st.session_state.get("token_chips")
-    if picked is not None:
-        st.session_state["token"] = picked
+    token_chosen("token_chips")
 
 
 def _pick_layer_head() -> None:
@@ -224,6 +222,12 @@ def _pick_layer_head() -> None:
     for compact, key in (("layer_compact", "layer"), ("head_compact", "head")):
         if st.session_state.get(compact) is not None:
             st.session_state[key] = st.session_state[compact]
+    # Inside the start page's fragment this reruns only the fragment: the sidebar's layer and head must be
+    # redrawn too, so the fragment asks for the whole page (ui/start_page.py).
+    st.session_state[WHOLE_PAGE_RERUN] = True
+
+
+WHOLE_PAGE_RERUN = "_whole_page_rerun"
 
 
 def layer_head_control(view: View) -> None:

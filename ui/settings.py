@@ -130,7 +130,7 @@ def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = N
     state["sentence"] = sentence
     if show_special is not None:
         state["special"] = show_special
-    state["token"] = token
+    state["token"] = state["_token_kept"] = token  # _token_kept: the sidebar's own copy (ui/sidebar.py)
     state["_token_for"] = (sentence, bool(state.get("special", False)))
 
 

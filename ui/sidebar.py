@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from attention.model import ModelLoadError, models_dir
@@ -15,8 +17,10 @@ from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENC
                        MODES, Settings, clean_sentence, cut_typed_sentence)
 
 
-def sidebar_ui() -> Settings:
-    """The one sidebar every page shares; every value lives in the URL so a link reopens the view."""
+def sidebar_ui(token_list_in_page: bool = False) -> Settings:
+    """The one sidebar every page shares; every value lives in the URL so a link reopens the view.
+
+    token_list_in_page: the page draws the token list itself (draw_token_list, from its fragment)."""
     side = st.sidebar
     notices = link_notices()
     notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
@@ -55,14 +59,22 @@ def sidebar_ui() -> Settings:
                                       "Real heads often park attention on them.")
     tokens = shown_tokens(sentence, show_special)
     token = 0
+    state = st.session_state
+    state.pop("_whole_page_rerun", None)  # a full run is what it asked for (ui/page.py _pick_layer_head)
+    state["_token_slot"] = None
     if tokens:
+        # The list is drawn from the start page's fragment or from here: Streamlit counts those as two widgets and
+        # drops the value of the one not drawn, so the session keeps its own copy of the choice.
+        if isinstance(state.get(TOKEN_KEPT), int):
+            state["token"] = state[TOKEN_KEPT]
         follow_sentence_with_token(sentence, show_special, len(tokens), notices)
-        labels = unique_labels(tokens)  # "the", "the²": one label per token, as on the chips and axes
-        token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                               format_func=lambda i: f"{i}: {labels[i]}", key="token",
-                               help="The token whose row of scores and weights the pages explain: the token "
-                                    "that is looking.")
-        link_token(token)
+        token = state[TOKEN_KEPT] = state["token"]  # the list below shows this value, wherever it is drawn from
+        # Its place in the sidebar; a page whose chips rerun only a fragment draws the list from that fragment,
+        # so the list is redrawn with the chips (Streamlit 1.67: a fragment may write into the sidebar).
+        state["_token_slot"] = side.container()
+        state["_token_labels"] = unique_labels(tokens)  # "the", "the²": one label per token, as on chips and axes
+        if not token_list_in_page:
+            token = draw_token_list()
     for notice in notices:
         notice_box.warning(notice)
     side.header("Display")
@@ -81,6 +93,38 @@ def sidebar_ui() -> Settings:
     return Settings(sentence=clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
                     head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
                     model_name=model_name.strip())
+
+
+TOKEN_LIST_LABEL = "Selected token (its row is explained)"
+TOKEN_KEPT = "_token_kept"  # the session's selected token, whichever widget last showed it
+
+
+def draw_token_list() -> int:
+    """The sidebar's token list in its place (made by sidebar_ui), and the selected token in the link. Called by
+    sidebar_ui, or by a page's fragment that follows the token: a chip click then reruns only that fragment, and
+    the list, redrawn by it, names the same token as the chips, titles and prose."""
+    state = st.session_state
+    slot, labels = state.get("_token_slot"), state.get("_token_labels")
+    if slot is None or not labels:
+        return 0
+    token = slot.selectbox(TOKEN_LIST_LABEL, list(range(len(labels))), format_func=lambda i: f"{i}: {labels[i]}",
+                           key="token", on_change=token_chosen, args=("token",),
+                           help="The token whose row of scores and weights the pages explain: the token that is "
+                                "looking.")
+    link_token(int(token or 0))
+    return int(token or 0)
+
+
+def token_chosen(widget_key: str) -> None:
+    """on_change of the token list and the chips: one selected token for the session, the settings included (a
+    fragment's rerun reads them without the sidebar's run)."""
+    state = st.session_state
+    picked = state.get(widget_key)
+    if not isinstance(picked, int):
+        return
+    state["token"] = state[TOKEN_KEPT] = picked
+    if isinstance(state.get("_settings"), Settings):
+        state["_settings"] = dataclasses.replace(state["_settings"], token=picked)
 
 
 def _use_head(layer: int, head: int) -> None:

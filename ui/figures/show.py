@@ -146,9 +146,17 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
     window.Plotly.relayout(plot, {...meta[want], 'meta.applied': want});
     return true;
   }
+  // Only the figures that changed are measured again (a flip-through frame redraws one figure, and measuring
+  // every figure of the page at each frame made flipping slower); anything else changing measures them all.
+  const changed = new Set();
+  let everything = false;
   function fit() {
     queued = false;
-    document.querySelectorAll('.js-plotly-plot').forEach((plot) => {
+    const plots = everything ? [...document.querySelectorAll('.js-plotly-plot')] : [...changed];
+    everything = false;
+    changed.clear();
+    plots.forEach((plot) => {
+      if (!plot.isConnected) return;
       if (relayout(plot)) return;  // measured again after plotly has redrawn it
       const texts = [...plot.querySelectorAll('.heatmaplayer text')];
       if (!texts.length) return;
@@ -157,8 +165,16 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
   }
   let queued = false;
   const later = () => { if (!queued) { queued = true; requestAnimationFrame(fit); } };
-  new MutationObserver(later).observe(document.body, {childList: true, subtree: true});
-  window.addEventListener('resize', later);
+  new MutationObserver((mutations) => {
+    for (const mutation of mutations) {
+      const node = mutation.target.nodeType === 1 ? mutation.target : mutation.target.parentElement;
+      const plot = node && node.closest('.js-plotly-plot');
+      if (plot && plot !== node) changed.add(plot); else everything = true;
+    }
+    later();
+  }).observe(document.body, {childList: true, subtree: true});
+  window.addEventListener('resize', () => { everything = true; later(); });
+  everything = true;
   later();
 })();
 </script>""".replace("NARROW_FIGURE_PX", str(NARROW_FIGURE_PX))

@@ -1,0 +1,157 @@
+"""“Flip through all 72 heads” (multi-head page): every frame is the model's own attention for its layer and head,
+titled with the head's detected role; the slider runs in the browser; the spec stays small at 256 tokens."""
+
+import base64
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from conftest import run_app
+
+from devtools.browser import CHROMIUM, wait_for_page
+from lessons.heads import describe_heads
+from ui import head_flip as HF
+from ui.figures.head_flip import FLIP_FULL_TOKENS, flip_rows, head_title
+from ui.settings import Settings
+
+LONG = "The animal didn't cross the street because it was too tired, said the farmer to his neighbour."
+FORTY = " ".join(("the cat sat on the mat and the dog ran " * 4).split()[:40])
+
+
+def settings_of(sentence, layer=1, head=8, token=0, teaching=False, mode="learned"):
+    return Settings(sentence, mode, 32, 0, layer, head, False, token, teaching, "")
+
+
+def decoded(z) -> np.ndarray:
+    """A plotly JSON array: a plain list or a base64 typed array."""
+    if isinstance(z, dict):
+        raw = np.frombuffer(base64.b64decode(z["bdata"]), dtype=np.dtype(z["dtype"]))
+        shape = z.get("shape")
+        return raw.reshape([int(side) for side in str(shape).split(",")]) if shape else raw
+    return np.asarray(z, dtype=np.float64)
+
+
+def spec_of(model, sentence, selected=1, **kwargs):
+    analysis = model.analyze(sentence)
+    fig, roles, filename = HF.build(settings_of(sentence, **kwargs), analysis, selected, {"sentence": sentence})
+    return analysis, roles, filename, json.loads(fig.to_json(validate=False))
+
+
+@pytest.mark.parametrize("sentence", ["I am good.", LONG])
+def test_every_frame_is_the_models_attention_for_its_layer_and_head(model, reference, sentence):
+    analysis, roles, _, spec = spec_of(model, sentence)
+    expected = reference.analyze(sentence).attentions  # PyTorch's own probabilities
+    assert len(spec["frames"]) == analysis.n_layers * analysis.n_heads == 72
+    for layer in range(analysis.n_layers):
+        for head in range(analysis.n_heads):
+            frame = spec["frames"][layer * analysis.n_heads + head]
+            assert frame["name"] == str(layer * analysis.n_heads + head)
+            assert set(frame["data"][0]) == {"type", "z"}  # a frame carries only its numbers
+            np.testing.assert_allclose(decoded(frame["data"][0]["z"]), expected[layer, head], atol=1e-5)
+            role, share = roles[layer][head]
+            assert frame["layout"]["title"]["text"] == head_title(layer, head, role, share)
+            assert f"layer {layer}, head {head}" in frame["layout"]["annotations"][0]["text"]
+    assert roles[1] == describe_heads(analysis.attentions[1], analysis.tokens, analysis.is_special)
+
+
+@pytest.mark.parametrize("teaching", [False, True])
+def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, teaching):
+    analysis, roles, filename, spec = spec_of(model, "I am good.", layer=2, head=5, teaching=teaching)
+    go.Figure(spec)  # plotly's full validation, frames included
+    steps = spec["layout"]["sliders"][0]["steps"]
+    assert len(steps) == 72 and spec["layout"]["sliders"][0]["active"] == 2 * 12 + 5
+    assert [s["label"] for s in steps if s["label"]] == [f"L{layer}" for layer in range(6)]
+    assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
+    np.testing.assert_allclose(decoded(spec["data"][0]["z"]), analysis.attentions[2, 5], atol=1e-7)
+    assert spec["layout"]["title"]["text"].startswith("Layer 2, head 5: ")
+    assert 'href="step3_softmax?sentence=I+am+good.&amp;layer=2&amp;head=5"' in spec["layout"]["annotations"][0]["text"]
+    assert filename == "multihead_all_heads_i-am-good_L0-5H0-11"
+
+
+def test_the_html_file_holds_every_frame_and_waits_for_play(model):
+    page = HF.flip_html(settings_of("I am good."), model, 2).decode()
+    assert "<script src=" not in page and "Plotly.addFrames" in page  # plotly.js inside: opens offline
+    assert "Plotly.animate" not in page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
+    assert "<title>Every attention head (6 layers × 12 heads) on “I am good.”</title>" in page
+
+
+def test_long_sentences_flip_through_the_focus_window(model):
+    # A slide from FOCUS_FROM tokens on, and a screen past FLIP_FULL_TOKENS, as every figure's focus rule.
+    analysis, _, _, spec = spec_of(model, FORTY, selected=20, teaching=True)
+    assert flip_rows(len(analysis.tokens), 20, True) == range(15, 26)
+    z = decoded(spec["frames"][7]["data"][0]["z"])
+    np.testing.assert_allclose(z, analysis.attentions[0, 7, 15:26], atol=1e-7)
+    assert spec["layout"]["yaxis"]["title"]["text"] == "query token · rows 16–26 of 42"
+    assert all(text.startswith(("the", "cat", "sat", "on", "mat", "and", "dog", "ran"))
+               for text in spec["data"][0]["y"])  # every row of the window labelled
+    _, _, _, screen = spec_of(model, FORTY, selected=20)
+    assert decoded(screen["frames"][7]["data"][0]["z"]).shape == (42, 42)  # a screen keeps the whole matrix
+    assert flip_rows(FLIP_FULL_TOKENS + 1, 0, False) == range(0, 11)
+
+
+def test_the_spec_stays_small_at_256_tokens(model):
+    sentence = " ".join(["word"] * 400)
+    analysis, _, _, spec = spec_of(model, sentence, selected=100)
+    assert len(analysis.tokens) == 256
+    size = len(json.dumps(spec))
+    assert size < 2_000_000, size  # far under the websocket's message limit (bench/run.py prints it)
+
+
+def test_the_multihead_page_holds_the_flip_through():
+    at = run_app("pages/multihead.py", "The cat sat on the mat.", token=2, layer=3, head=4)
+    assert not at.exception, at.exception
+    animated = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
+    assert len(animated) == 1 and len(animated[0]["frames"]) == 72
+    assert animated[0]["layout"]["title"]["text"].startswith("Layer 3, head 4: ")
+    assert any("Flip through all 72 heads" in str(h.value) for h in at.get("header"))
+
+
+# --- in Chromium ------------------------------------------------------------------------------------------------
+
+browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
+                                  reason="Debian's Chromium is not installed (apt-get install -y chromium)")
+TITLE_JS = """() => {
+  const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.querySelector('.slider-container'));
+  return plot.querySelector('.gtitle').textContent;
+}"""
+
+
+@browser_only
+def test_the_slider_flips_through_72_heads_without_a_script_run(browser, server, model):
+    from bench.run import ScriptRuns
+
+    sentence = "The cat sat on the mat."
+    analysis = model.analyze(sentence)
+    roles = HF.head_roles(analysis)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    runs = ScriptRuns(page)
+    page.goto(f"{server}/multihead?sentence=The+cat+sat+on+the+mat.&token=2")
+    wait_for_page(page)
+    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+    chart.scroll_into_view_if_needed()
+    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
+    ticks = chart.locator(".slider-tick-rect")
+    assert ticks.count() == 72
+    since = time.perf_counter()
+    for number in range(72):
+        layer, head = divmod(number, 12)
+        tick = ticks.nth(number).bounding_box()
+        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+        expected = head_title(layer, head, *roles[layer][head])
+        page.wait_for_function(f"() => ({TITLE_JS})() === {json.dumps(expected)}", timeout=10_000)
+    page.wait_for_timeout(500)
+    assert runs.runs_since(since) == 0  # 72 heads, no script run
+    # The frame on screen (layer 5, head 11) opens in the step pages: the sidebar's layer and head follow.
+    link = chart.locator("a", has_text="Open layer 5, head 11").first
+    box = link.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_url("**/step3_softmax?*", timeout=30_000)
+    wait_for_page(page)
+    assert "layer=5" in page.url and "head=11" in page.url and "token=2" in page.url
+    sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+    assert [sidebar.nth(i).locator("input").input_value() for i in range(3)] == ["5", "11", "2: sat"]
+    page.close()

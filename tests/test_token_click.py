@@ -1,0 +1,101 @@
+"""Chromium: a token chip on the start page reruns only the part that follows the token (a fragment, which also
+draws the sidebar's token list), and every label naming the selected token agrees after each click: the chips, the
+sidebar's list, the link, the figure titles and the prose. Typing a second and a third sentence derives the token
+again. (How fast a click is stays in bench/run.py: "click a token chip on the start page".)"""
+
+import os
+import re
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from devtools.browser import CHROMIUM, type_sentence, wait_for_page
+from ui.labels import unique_labels
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"{CHROMIUM} is missing: .ci/run installs Debian's chromium package")
+    pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
+
+SENTENCE = "The cat saw the dog and the bird."  # "the" three times: the, the², the³
+CHIPS = '[data-testid="stMain"] [role="radiogroup"][aria-label="Click a token to follow its row"] [role="radio"]'
+TOKEN_LIST = '[data-testid="stSidebar"] input[aria-label="Selected token (its row is explained)"]'
+TITLES_JS = "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => t.textContent)"
+
+
+def names_of_the_selected_token(page) -> dict[str, str]:
+    """Every place on the start page that names the selected token, read as the visitor sees it."""
+    chips = page.locator(CHIPS)
+    checked = [chips.nth(k).inner_text().strip() for k in range(chips.count())
+               if chips.nth(k).get_attribute("aria-checked") == "true"]
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    prose = re.search(r"The selected token, “(.+?)”, puts", main)
+    heading = re.search(r"Play the four steps for “(.+?)”\n", main + "\n")
+    walk = [t for t in page.evaluate(TITLES_JS) if t.startswith("Play the four steps for “")]
+    return {"chip": checked[0] if len(checked) == 1 else f"{len(checked)} chips checked",
+            "sidebar": page.locator(TOKEN_LIST).input_value().split(": ", 1)[1],
+            "prose": prose.group(1) if prose else "(missing)",
+            "heading": heading.group(1) if heading else "(missing)",
+            "figure title": walk[0].split("“", 1)[1].rsplit("”", 1)[0] if walk else "(missing)"}
+
+
+def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server, browser, model):
+    from bench.run import ScriptRuns
+
+    labels = unique_labels([t for t in model.tokenize(SENTENCE) if t not in model.special_tokens])
+    assert labels[:4] == ["the", "cat", "saw", "the²"] and "the³" in labels
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    runs = ScriptRuns(page)
+    page.goto(f"{server}/?" + urllib.parse.urlencode({"sentence": SENTENCE}))
+    wait_for_page(page)
+    assert set(names_of_the_selected_token(page).values()) == {"the"}
+    for index in [*range(1, len(labels)), 0]:  # every chip, then back to the first
+        since = time.perf_counter()
+        page.locator(CHIPS).nth(index).click()
+        page.wait_for_function("label => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                               ".some(t => t.textContent === 'Play the four steps for “' + label + '”')",
+                               arg=labels[index], timeout=30_000)
+        runs.wait_done(page, since)
+        names = names_of_the_selected_token(page)
+        assert set(names.values()) == {labels[index]}, (index, names)
+        assert runs.runs_since(since) == 1
+        assert (f"token={index}" in page.url) == (index > 0), page.url
+    # The sidebar's list, redrawn by the same fragment, still selects: the page follows it.
+    page.locator(TOKEN_LIST).click()
+    page.keyboard.press("ArrowDown")
+    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="3: the²").click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “the²”')", timeout=30_000)
+    wait_for_page(page)
+    assert set(names_of_the_selected_token(page).values()) == {"the²"}
+    # State follows input: a second and a third sentence each start on their first token, everywhere.
+    for sentence, first in (("A dog saw a dog.", "a"), ("I am good.", "i")):
+        type_sentence(page, sentence, "good" if sentence == "I am good." else "dog²")
+        assert set(names_of_the_selected_token(page).values()) == {first}, sentence
+        assert "token=" not in page.url
+    page.locator(CHIPS).nth(2).click()  # "good"
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
+    wait_for_page(page)
+    assert set(names_of_the_selected_token(page).values()) == {"good"}
+    page.close()
+
+
+def test_a_slides_layer_and_head_row_redraws_the_sidebar_too(server, browser):
+    """The compact layer/head row sits inside the start page's fragment; a click there reruns the whole page, so
+    the sidebar's layer and head, the link and every title name the same head."""
+    page = browser.new_page(viewport={"width": 1280, "height": 720})
+    page.goto(f"{server}/?" + urllib.parse.urlencode({"sentence": SENTENCE, "teach": "true"}))
+    wait_for_page(page)
+    page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
+        has_text=re.compile("^H7$")).first.click()
+    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
+                           ".some(p => p.textContent.includes('layer 1 head 7'))", timeout=30_000)
+    wait_for_page(page)
+    sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+    assert [sidebar.nth(i).locator("input").input_value() for i in range(2)] == ["1", "7"]
+    assert "head=7" in page.url
+    assert "head 8" not in " ".join(page.evaluate(TITLES_JS))
+    page.close()

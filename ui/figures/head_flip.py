@@ -1,0 +1,120 @@
+"""Every head of the model in one figure: 6 × 12 plotly frames of a sentence's attention weights, stepped through
+by a layer/head slider and Play in the browser (no script runs), each frame titled with the head's detected role.
+
+The payload stays small: a frame carries only its z (float32) and its title; from FOCUS_FROM tokens on a slide, or
+past FLIP_FULL_TOKENS on a screen, every frame shows the same focus window (the selected row and five either side,
+every key column), as the slides' matrices do. At 256 tokens the spec is about 1 MB (bench/run.py measures it).
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .animation import with_frames
+from .layout import FOCUS_FROM, TICK_COLOUR, focus_rows, font_sizes, split_title
+from .matrices import matrix_heatmap
+
+# On a screen a whole matrix per frame up to this many tokens (72 × 64 × 64 float32: ~1.6 MB of spec); longer
+# sentences flip through the focus window, as a slide does from FOCUS_FROM tokens on.
+FLIP_FULL_TOKENS = 64
+FRAME_MS = 1200  # Play: long enough to read a frame's title
+CONTROLS_PX = 100  # the Play button and the slider, and under them the link to the step pages, above the matrix
+
+
+def frame_name(layer: int, head: int, n_heads: int = 12) -> str:
+    """Frames are numbered from 0 (the offline file saves frame k as …_frame{k+1}); layer-major."""
+    return str(layer * n_heads + head)
+
+
+def head_title(layer: int, head: int, role: str, share: float) -> str:
+    from ..text import pct
+
+    return f"Layer {layer}, head {head}: {role}, {pct(share)}"
+
+
+def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
+    """The rows every frame shows: all of them, or the focus window around the selected row."""
+    if n_tokens > FLIP_FULL_TOKENS or (teaching and n_tokens >= FOCUS_FROM):
+        return focus_rows(n_tokens, selected)
+    return range(n_tokens)
+
+
+def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = False, selected: int = 0,
+                  start: tuple[int, int] = (0, 0), head_links: list[list[str]] | None = None) -> go.Figure:
+    """attentions: [layers][heads, n, n] (the model's own weights); tokens: axis labels (unique); roles:
+    [layers][heads] of (role, share) (lessons/heads.py describe_heads); selected: the selected token's row in the
+    full sequence (outlined, and the focus window's centre); start: the frame shown first; head_links: per layer
+    and head, the address of the step pages showing that head (a link under the title of each frame)."""
+    n_layers, n_heads = len(attentions), len(attentions[0])
+    n = len(tokens)
+    rows = flip_rows(n, selected, teaching)
+    row_tokens = list(tokens)[rows.start:rows.stop]
+    y_title = "query token (looking)" if len(rows) == n else f"query token · rows {rows.start + 1}–{rows.stop} of {n}"
+
+    def z_of(layer: int, head: int):
+        return np.asarray(attentions[layer][head][rows.start:rows.stop], dtype=np.float32)
+
+    def title_of(layer: int, head: int) -> str:
+        role, share = roles[layer][head]
+        return f"{head_title(layer, head, role, share)} · “{' '.join(str(sentence).split())}”"
+
+    first_layer, first_head = start
+    base = matrix_heatmap(z_of(first_layer, first_head), row_tokens, tokens, title_of(first_layer, first_head),
+                          kind="weights", teaching=teaching, y_title=y_title,
+                          highlight_row=selected - rows.start if selected in rows else None)
+    layout = dict(base._layout)
+    trace = dict(base._data[0])
+    sizes = font_sizes(teaching)
+    height = int(layout.get("height", 500)) + CONTROLS_PX
+    # The plot area's share of the figure below the controls (the top margin is the title block; the bottom one
+    # grows for upright token labels, estimated as small_multiples does).
+    label_px = int(0.62 * sizes["tick"] * max((len(t) for t in row_tokens), default=1)) if n > 8 else 2 * sizes["tick"]
+    plot_px = max(120, height - layout["margin"]["t"] - label_px - 20)
+    layout["height"] = height
+    top = max(0.3, 1 - CONTROLS_PX / plot_px)
+    layout["yaxis"] = {**layout["yaxis"], "domain": [0.0, top]}
+
+    frames, steps = [], []
+    # A link's blue on screen; a slide's text must be dark (every channel ≤ 120: tests/test_screens.py): navy.
+    link_font = {"size": sizes["base"], "color": "#1e3a6e" if teaching else "#1d4ed8"}
+    for layer in range(n_layers):
+        for head in range(n_heads):
+            frame_layout = {"title": {"text": html.escape(split_title(title_of(layer, head))[0], quote=False)}}
+            if head_links:
+                frame_layout["annotations"] = [_link_annotation(head_links[layer][head], layer, head, link_font, top)]
+            frames.append({"name": frame_name(layer, head, n_heads), "data": [{"type": "heatmap", "z": z_of(layer, head)}],
+                           "traces": [0], "layout": frame_layout})
+            steps.append({"method": "animate", "label": f"L{layer}" if head == 0 else "",
+                          "args": [[frame_name(layer, head, n_heads)],
+                                   {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                                    "transition": {"duration": 0}}]})
+    if head_links:
+        layout["annotations"] = [_link_annotation(head_links[first_layer][first_head], first_layer, first_head,
+                                                  link_font, top)]
+    play = {"label": "▶ Play", "method": "animate",
+            "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
+                            "transition": {"duration": 0}}]}
+    pause = {"label": "❚❚ Pause", "method": "animate",
+             "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
+                               "transition": {"duration": 0}}]}
+    layout["updatemenus"] = [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
+                              "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
+                              "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR},
+                              "buttons": [play, pause]}]
+    layout["sliders"] = [{"active": first_layer * n_heads + first_head, "steps": steps, "x": 0.26, "len": 0.74,
+                          "y": 1.0, "yanchor": "top", "pad": {"t": 0, "b": 0, "r": 16}, "ticklen": 4,
+                          "currentvalue": {"visible": False},
+                          "font": {"size": sizes["tick"], "color": TICK_COLOUR}}]
+    layout["meta"] = {**layout.get("meta", {}), "head_flip": {"layers": n_layers, "heads": n_heads,
+                                                              "rows": [rows.start, rows.stop]}}
+    return with_frames(go.Figure({"data": [trace], "layout": layout}, _validate=False), frames)
+
+
+def _link_annotation(href: str, layer: int, head: int, font: dict, plot_top: float) -> dict:
+    """"Open this head in the step pages": a link in the figure, so the frame on screen decides the head."""
+    return {"text": f'<a href="{html.escape(href)}" target="_self">Open layer {layer}, head {head} in the step '
+                    'pages →</a>', "showarrow": False, "xref": "paper", "yref": "paper", "x": 1.0, "y": plot_top,
+            "xanchor": "right", "yanchor": "bottom", "yshift": 6, "font": font}

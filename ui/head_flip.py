@@ -1,0 +1,101 @@
+"""“Flip through all 72 heads” on the multi-head page: every head's weights on the sentence in one figure (frames
+stepped in the browser), its text alternative, a link per frame that opens that head in the step pages, and the
+offline HTML file."""
+
+from __future__ import annotations
+
+import html
+from urllib.parse import urlencode
+
+from lessons.heads import describe_heads
+
+from .figures.alt_text import FIGURE_TEXT_LABEL
+from .figures.animation import offline_html
+from .figures.head_flip import flip_rows, head_flipbook
+from .figures.show import download_config, figure_filename
+from .labels import unique_labels
+from .text import pct, quote
+
+ANCHOR = "flip-through-every-head"
+STEP_PAGE = "step3_softmax"  # where "open this head" lands: the page of the weights the figure shows
+
+
+def head_roles(analysis) -> list[list[tuple[str, float]]]:
+    """Each layer's heads as describe_heads names them (role, share), on the whole sentence."""
+    return [describe_heads(analysis.attentions[layer], analysis.tokens, analysis.is_special)
+            for layer in range(analysis.n_layers)]
+
+
+def step_page_links(params: dict, n_layers: int, n_heads: int) -> list[list[str]]:
+    """The step page's address for each head: this view's link with the learned projection and that head."""
+    kept = {key: value for key, value in params.items() if key not in ("layer", "head", "mode")}
+    return [[f"{STEP_PAGE}?{urlencode({**kept, 'layer': layer, 'head': head})}" for head in range(n_heads)]
+            for layer in range(n_layers)]
+
+
+def build(settings, analysis, selected: int, params: dict | None = None):
+    """The flip-through figure (first frame: the sidebar's layer and head), the roles and the file name."""
+    roles = head_roles(analysis)
+    start = (settings.layer, settings.head) if settings.mode == "learned" else (0, 0)
+    links = step_page_links(params, analysis.n_layers, analysis.n_heads) if params is not None else None
+    fig = head_flipbook(analysis.attentions, unique_labels(analysis.tokens), roles, settings.sentence,
+                        teaching=settings.teaching, selected=selected, start=start, head_links=links)
+    return fig, roles, figure_filename("multihead_all_heads", settings.sentence, "L0-5H0-11")
+
+
+def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
+    """The figure as text: one sentence, then a table of its 72 frames (layer, head, role, share, and where the
+    selected token looks most); all escaped."""
+    tokens = analysis.tokens
+    token = tokens[selected]
+    window = "" if len(rows) == len(tokens) else (f" Each frame shows rows {rows.start + 1}–{rows.stop} of "
+                                                  f"{len(tokens)} (the selected token and its neighbours).")
+    sentence = (f"An animation of {sum(map(len, roles))} frames, one per layer and head, each the head's attention "
+                f"weights on the sentence; the title names the head's role and the average share of each row that "
+                f"goes to that target.{window} The table gives, for each head, where “{token}” looks most.")
+    rows_html = []
+    for layer, layer_roles in enumerate(roles):
+        for head, (role, share) in enumerate(layer_roles):
+            row = analysis.attentions[layer][head][selected]
+            top = int(row.argmax())
+            rows_html.append(f"<tr><th scope=\"row\">{layer}</th><td>{head}</td><td>{html.escape(role)}</td>"
+                             f"<td>{pct(share)}</td><td>{html.escape(str(tokens[top]))} ({pct(float(row[top]))})"
+                             "</td></tr>")
+    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">layer</th>'
+            '<th scope="col">head</th><th scope="col">role</th><th scope="col">share</th>'
+            f'<th scope="col">“{html.escape(str(token))}” looks most at</th></tr></thead><tbody>{"".join(rows_html)}'
+            '</tbody></table></div>')
+
+
+def show_head_flip(settings, model, analysis, selected: int) -> None:
+    """The section: heading, one line of how to use it, the figure, its text alternative, the HTML file."""
+    import streamlit as st
+
+    teaching = settings.teaching
+    params = {key: st.query_params.get(key) for key in st.query_params}
+    fig, roles, filename = build(settings, analysis, selected, params)
+    st.header("Flip through all 72 heads", anchor=ANCHOR)
+    if not teaching:
+        st.markdown(
+            "All 6 layers × 12 heads of the model on your sentence, from the one model run above: drag the slider "
+            "(or press **▶ Play**) to go from head to head; each title names the head's detected role and the "
+            "average share of each row that goes to that target. **Open … in the step pages** (above the matrix) "
+            f"shows the head on screen step by step, with the row of {quote(analysis.tokens[selected])} selected.")
+    st.plotly_chart(fig, config=download_config(filename, teaching, fig._layout.get("height")), key="fig-head-flip")
+    with st.expander(FIGURE_TEXT_LABEL):
+        st.html(flip_text_html(analysis, roles, selected, flip_rows(len(analysis.tokens), selected, teaching)))
+    if teaching:
+        return
+    st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)",
+                       lambda: flip_html(settings, model, selected), file_name=f"{filename}.html",
+                       mime="text/html", key="head-flip-html", on_click="ignore")
+
+
+def flip_html(settings, model, selected: int) -> bytes:
+    """The flip-through as one HTML file (plotly.js inside, offline); built on click from the shared cache."""
+    from serving.models import analyze
+
+    analysis = analyze(settings.sentence, settings.model_name or None)
+    fig, _, filename = build(settings, analysis, selected)
+    return offline_html(fig, filename, f"Every attention head ({model.n_layers} layers × {model.n_heads} heads) on "
+                                       f"“{settings.sentence[:80]}”")
