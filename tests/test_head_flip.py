@@ -67,7 +67,7 @@ def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, te
     assert [s["label"] for s in steps if s["label"]] == [f"L{layer}" for layer in range(6)]
     assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
     np.testing.assert_allclose(decoded(spec["data"][0]["z"]), analysis.attentions[2, 5], atol=1e-7)
-    assert spec["layout"]["title"]["text"].startswith("Layer 2, head 5: ")
+    assert spec["layout"]["title"]["text"].startswith("Layer 2 (the third of 6), head 5: ")
     assert 'href="step3_softmax?sentence=I+am+good.&amp;layer=2&amp;head=5"' in spec["layout"]["annotations"][0]["text"]
     assert filename == "multihead_all_heads_i-am-good_L0-5H0-11"
 
@@ -106,7 +106,7 @@ def test_the_multihead_page_holds_the_flip_through():
     assert not at.exception, at.exception
     animated = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
     assert len(animated) == 1 and len(animated[0]["frames"]) == 72
-    assert animated[0]["layout"]["title"]["text"].startswith("Layer 3, head 4: ")
+    assert animated[0]["layout"]["title"]["text"].startswith("Layer 3 (the fourth of 6), head 4: ")
     assert any("Flip through all 72 heads" in str(h.value) for h in at.get("header"))
 
 

@@ -30,9 +30,9 @@ def frame_name(layer: int, head: int, n_heads: int = 12) -> str:
 
 
 def head_title(layer: int, head: int, role: str, share: float) -> str:
-    from ..text import pct
+    from ..text import layer_head_name, pct
 
-    return f"Layer {layer}, head {head}: {role}, {pct(share)}"
+    return f"{layer_head_name(layer, head, capital=True)}: {role}, {pct(share)}"
 
 
 def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
