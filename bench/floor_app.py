@@ -200,11 +200,12 @@ def follow_the_selected_token():
     walkthrough()
 
 
-STEP_PROSE = {  # what each app step page has beyond the floor's title, paragraph and formula (Chromium counts)
-    "step1_scores": dict(headings=1, paragraphs=12, expanders=1, formulas=2),
-    "step2_scaling": dict(headings=1, paragraphs=10, expanders=1, formulas=1),
-    "step3_softmax": dict(headings=3, paragraphs=13, expanders=1, formulas=1),
-    "step4_output": dict(headings=1, paragraphs=13, expanders=1, formulas=1),
+STEP_PROSE = {  # what each app step page has beyond the floor's title, paragraph and formula (Chromium counts;
+    # the "More detail" boxes of issue 41 are expanders)
+    "step1_scores": dict(headings=0, paragraphs=12, expanders=3, formulas=2),
+    "step2_scaling": dict(headings=1, paragraphs=10, expanders=3, formulas=1),
+    "step3_softmax": dict(headings=2, paragraphs=13, expanders=2, formulas=1),
+    "step4_output": dict(headings=2, paragraphs=16, expanders=4, formulas=1),
 }
 
 
@@ -269,6 +270,9 @@ def step3_extra(tokens):
 def step4_extra(tokens):
     show(figures.matrix_heatmap(weights(len(tokens) + 1, D_HEAD), [*tokens, "sum"], None, "weighted sum",
                                 kind="vectors", teaching=S["teaching"]), "step4_sum")
+    # The end of step 4: the attention before self-attention, drawn on the sentence's first words.
+    show(figures.attention_history(tokens[1:7], "Before and with self-attention", teaching=S["teaching"]),
+         "step4_history")
 
 
 def pronoun():

@@ -48,8 +48,10 @@ dims = [2, 8, 32, 128, 512, 1024]
 raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
 with spread_box, more_detail("the spread of 2,000 random dot products at each d_k, measured"):
     figures.show(figures.line_chart(dims, {"q·k": raw_spread, "q·k / √d_k": scaled_spread},
-                                    "Spread (standard deviation) of 2,000 random dot products",
-                                    "d_k (vector length)", "spread", teaching=teaching, log_x=True),
+                                    # short: in a "More detail" box on a phone, a wrapped line holds ≤ 26 characters
+                                    "Spread of 2,000 random dot products",
+                                    "d_k (vector length)", "spread (standard deviation)", teaching=teaching,
+                                    log_x=True),
                  figures.figure_filename("step2_spread", "random vectors", f"dk{dims[0]}-{dims[-1]}"), teaching)
     st.markdown(f"At d_k = {dims[-1]} the raw spread is **{raw_spread[-1]:.1f}** "
                 f"(√{dims[-1]} ≈ {np.sqrt(dims[-1]):.1f}); scaled, it is **{scaled_spread[-1]:.2f}**.")

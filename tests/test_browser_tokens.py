@@ -4,6 +4,7 @@ A widget matches its options by their labels: with two chips labelled "the", cli
 The labels are now unique ("the", "the²"), so selection, highlight and explained row are one token."""
 
 import os
+import re
 import urllib.parse
 from pathlib import Path
 
@@ -58,11 +59,13 @@ def test_the_previous_word_head_is_one_click_away(server, browser):
     wait_for_page(page)
     title = page.locator(".js-plotly-plot").first.text_content()
     assert layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD) in title
-    page.locator('[data-testid="stSidebar"] button').filter(has_text="a head that looks at the previous word").click()
+    # >> visible: a button with help text is drawn twice, once hidden (Streamlit 1.67)
+    page.locator('[data-testid="stSidebar"] button >> visible=true').filter(
+        has_text=re.compile(r"^a head that looks at the previous word: ")).click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
                            ".some(t => t.textContent.includes('layer 0 (the first of 6), head 2'))", timeout=60_000)
     wait_for_page(page)
     assert "layer=0" in page.url and "head=2" in page.url  # the link reopens it
-    assert page.locator('[data-testid="stSidebar"] button').filter(
+    assert page.locator('[data-testid="stSidebar"] button >> visible=true').filter(
         has_text="✓ a head that looks at the previous word").is_disabled()
     page.close()

@@ -104,7 +104,7 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     wait_for_row(page, "river")
     still_teaching(page)
     assert new_query(page)["layer"] == ["3"] and new_query(page)["head"] == ["1"]
-    assert re.search(r"layer\s*3\s*head\s*1", page.locator(".js-plotly-plot .gtitle-subtitle").first.text_content())
+    assert re.search(r"layer\s*3\s*\(the fourth of 6\),\s*head\s*1", page.locator(".js-plotly-plot .gtitle-subtitle").first.text_content())
 
 
 @browser_only

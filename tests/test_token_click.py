@@ -92,7 +92,7 @@ def test_a_slides_layer_and_head_row_redraws_the_sidebar_too(server, browser):
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
         has_text=re.compile("^H7$")).first.click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                           ".some(p => p.textContent.includes('layer 1 head 7'))", timeout=30_000)
+                           ".some(p => /layer\\s*1\\s*\\(the second of 6\\),\\s*head\\s*7/.test(p.textContent))", timeout=30_000)
     wait_for_page(page)
     sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
     assert [sidebar.nth(i).locator("input").input_value() for i in range(2)] == ["1", "7"]

@@ -65,8 +65,9 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         trace["texttemplate"] = f"%{{z:.{decimals}f}}"
     shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
-    # Rows tall enough for their label; ≤ 14 tokens in teaching mode still fit a 720 px slide.
-    row_px = 35 if teaching else 30
+    # Rows tall enough for their 18 px label; ≤ 14 tokens in teaching mode still fit a 720 px slide under a title
+    # whose subtitle takes two lines (the sentence, and the head named "layer 1 (the second of 6), head 8").
+    row_px = 33 if teaching else 30
     # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
         int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
@@ -218,12 +219,18 @@ def query_meets_keys(products, scores, key_tokens, query_token: str, title: str,
             "hovertemplate": "score with %{y}: %{x:.4f}<extra></extra>"}
     # On a slide every key keeps its 18 px label: the figure grows past a screen's height rather than thin them.
     height = int(min(1600 if teaching else 900, 160 + max(len(labels), 3) * (34 if teaching else 26)))
+    # A phone's narrow panel (inside a "More detail" box, narrower still): short axis titles, three sum ticks.
+    phone = on_a_phone()
+    sums_axis = {"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
+                 "title": _axis_title("score" if phone else "sum = score")}
+    if phone:
+        sums_axis["nticks"] = 3
     return _figure([heat, bars], title, teaching, height, top_axis=True,
                    xaxis={"domain": [0.0, 0.62], "side": "top",
-                          "title": _axis_title(f"the {products.shape[1]} numbers: q({query})ᵢ × kᵢ")},
+                          "title": _axis_title(f"q({query})ᵢ × kᵢ" if phone else
+                                               f"the {products.shape[1]} numbers: q({query})ᵢ × kᵢ")},
                    yaxis=_reversed_category_axis(title=_axis_title("key token")),
-                   xaxis2={"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
-                           "title": _axis_title("sum = score")},
+                   xaxis2=sums_axis,
                    # Each sum as a tick label right of its bar: the margin grows for it, so it is never cut (as
                    # text on a bar it was, on a phone: "25.95" drawn as "2").
                    yaxis2=_reversed_category_axis(anchor="x2", side="right", tickmode="array", tickvals=labels,
