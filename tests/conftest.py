@@ -81,6 +81,20 @@ def browser():
         yield b
 
 
+# A phone's browser: "Mobi" in its User-Agent is what the app's on_a_phone reads (ui/figures/matrices.py).
+PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 "
+               "Mobile Safari/537.36")
+
+
+@pytest.fixture(scope="module")
+def phone(browser):
+    """A 390×844 phone for one test module."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, user_agent=PHONE_AGENT)
+    yield context.new_page()
+    context.close()
+
+
 @pytest.fixture(scope="module")
 def server(browser):
     """`streamlit run app.py` for one test module, visited once so each test measures its own page rather than

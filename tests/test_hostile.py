@@ -212,26 +212,33 @@ def _running(pid: int) -> bool:
         return False
 
 
+def _visit_and_find_the_warm_up_worker(url: str, server) -> int:
+    """One visitor opens step 3 on a real server, which starts the warm-up worker: its pid."""
+    import asyncio
+
+    from bench.load import Student
+
+    async def visit():
+        async with Student(url, "step3_softmax") as student:
+            await student.run({"sentence": "I am good."})
+
+    asyncio.run(visit())
+    deadline, workers = time.monotonic() + 60, {}
+    while not workers and time.monotonic() < deadline:
+        workers = {p: c for p, c in _children(server.pid).items() if "serving.warmup" in c}
+        time.sleep(0.02)
+    [worker] = workers
+    return worker
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_warmup_worker_leaves_within_a_second_of_its_servers_sigkill():
     """A real `streamlit run app.py`: one visitor's page starts the warm-up worker (computing from scratch: the
     disk cache is off in tests, so it works for seconds), then the server is killed with SIGKILL."""
-    import asyncio
-
-    from bench.load import Student
     from devtools.browser import streamlit_server
 
     with streamlit_server() as (url, server, _ready):
-        async def visit():
-            async with Student(url, "step3_softmax") as student:
-                await student.run({"sentence": "I am good."})
-
-        asyncio.run(visit())
-        deadline, workers = time.monotonic() + 60, {}
-        while not workers and time.monotonic() < deadline:
-            workers = {p: c for p, c in _children(server.pid).items() if "serving.warmup" in c}
-            time.sleep(0.02)
-        [worker] = workers
+        worker = _visit_and_find_the_warm_up_worker(url, server)
         assert _running(worker)
         os.kill(server.pid, signal.SIGKILL)
         killed = time.monotonic()
@@ -248,25 +255,13 @@ def test_a_finished_warm_up_ends_cleanly_and_the_server_log_shows_no_traceback(t
     ended. A real server with a fresh cache folder (so the worker computes everything, then ends), one visitor's
     page, the warm-up to its end, the server stopped: the worker exited 0 (the server logs any other status) and
     the log holds no traceback."""
-    import asyncio
-
-    from bench.load import Student
     from devtools.browser import server_log, streamlit_server
     from serving import diskcache
 
     cache = tmp_path / "cache"
     monkeypatch.setenv(diskcache.CACHE_ENV, str(cache))
     with streamlit_server() as (url, server, _ready):
-        async def visit():
-            async with Student(url, "step3_softmax") as student:
-                await student.run({"sentence": "I am good."})
-
-        asyncio.run(visit())
-        deadline, workers = time.monotonic() + 60, {}
-        while not workers and time.monotonic() < deadline:
-            workers = {p: c for p, c in _children(server.pid).items() if "serving.warmup" in c}
-            time.sleep(0.02)
-        [worker] = workers
+        worker = _visit_and_find_the_warm_up_worker(url, server)
         deadline = time.monotonic() + 600
         while _running(worker) and time.monotonic() < deadline:
             time.sleep(0.2)

@@ -29,8 +29,6 @@ SENTENCES = {  # word-piece counts without [CLS]/[SEP]
         "evening rain.",
 }
 NO_FIGURES = ("quiz", "glossary")
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 "
-               "Mobile Safari/537.36")
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -62,14 +60,6 @@ def whole_page_shot(page, path: Path) -> None:
 @pytest.fixture(scope="module")
 def slide(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 720})
-    yield context.new_page()
-    context.close()
-
-
-@pytest.fixture(scope="module")
-def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True, user_agent=PHONE_AGENT)
     yield context.new_page()
     context.close()
 

@@ -23,8 +23,6 @@ from conftest import run_app
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, wait_for_page
 
 SENTENCES = {4: "I am good.", 12: "The cat sat on the mat and looked at the bird."}
-PHONE_AGENT = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 "
-               "Mobile Safari/537.36")
 LONG = "The animal didn't cross the street because it was too tired and hungry."  # 16 word pieces
 
 browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
@@ -57,14 +55,6 @@ def new_query(page):
 @pytest.fixture(scope="module")
 def projector(browser):
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    yield context.new_page()
-    context.close()
-
-
-@pytest.fixture(scope="module")
-def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                  has_touch=True, user_agent=PHONE_AGENT)
     yield context.new_page()
     context.close()
 
