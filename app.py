@@ -19,7 +19,8 @@ _teaching = st.session_state.get("teach", st.query_params.get("teach") == "true"
 st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if _teaching else "auto")
 
-TOKEN_FRAGMENT_PAGES = ("", "home")  # url paths of the pages that call ui.sidebar.draw_token_list from a fragment
+# url paths of the pages that call ui.sidebar.draw_token_list from a fragment (the start page and the step pages)
+TOKEN_FRAGMENT_PAGES = ("", "home", "step1_scores", "step2_scaling", "step3_softmax", "step4_output")
 pages = {
     "Start": [st.Page("pages/home.py", title="What self-attention does", icon="🏠", default=True)],
     "The four steps": [
@@ -44,8 +45,8 @@ pages = {
 model = preload_model()
 navigation = st.navigation(pages, position="hidden")  # drawn by page_menu (see .streamlit/config.toml)
 page_menu(pages)
-# The start page follows the selected token in a fragment that draws the sidebar's token list too (a chip click
-# reruns only that fragment); every other page has the sidebar draw it.
+# The start page and the step pages follow the selected token in a fragment that draws the sidebar's token list
+# too (a chip click reruns only that fragment); every other page has the sidebar draw it.
 st.session_state["_settings"] = sidebar_ui(token_list_in_page=navigation.url_path in TOKEN_FRAGMENT_PAGES)
 apply_teaching_layout(st.session_state["_settings"].teaching)
 # One element for the scripts: an "SVG" button beside each camera, the formulas' fonts fetched at idle, scrolling

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import sys
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +34,17 @@ from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
 DEFAULT_SENTENCE = "I am good."
 D_MODEL, N_LAYERS, N_HEADS, D_HEAD = 384, 6, 12, 32
 rng = np.random.default_rng()
+
+
+def follow_the_token() -> None:
+    """The top of a fragment that follows the token: the selected token from the session (the sidebar did not
+    run), and random numbers drawn again from the sentence, so a chip click redraws what changed, as the app's
+    figures do (the same sentence gives the same matrices; only what names the token moves)."""
+    global rng
+    token = st.session_state.get("token")
+    if isinstance(token, int) and 0 <= token < len(S["tokens"]):
+        S["token"] = token
+    rng = np.random.default_rng(zlib.crc32(S["sentence"].encode()))
 
 
 def words(sentence: str) -> list[str]:
@@ -125,8 +137,7 @@ def downloads(name: str) -> None:
                           on_click="ignore")
 
 
-def step_header(title: str) -> None:
-    st.title(title)
+def step_header() -> None:
     st.success("✅ Matches the model: (floor: no model here).")
     token_chips()
 
@@ -144,20 +155,25 @@ def token_chips() -> None:
 
 
 def walkthrough() -> None:
-    """The app's “Play the four steps” (ui/walkthrough.py's figure, its frames from random q, K, V), its text,
-    download and expander."""
+    """The app's “Play the four steps” (ui/walkthrough.py's figure, its frames from random q, K, V), drawn once
+    asked for as in the app, its text, download and expander."""
     tokens = [*S["tokens"], "[CLS] + [SEP]"] if S["tokens"][0] != "[CLS]" else S["tokens"]
     n, i = len(tokens), S["token"]
-    walk = walk_through(rng.standard_normal(D_HEAD) * 4, rng.standard_normal((n, D_HEAD)) * 4,
-                        rng.standard_normal((n, D_HEAD)), i)
     st.header(f"▶ Play the four steps for “{tokens[i]}”")
-    fig = walkthrough_figure(walk, tokens, tokens, i, f"Play the four steps for “{tokens[i]}”",
-                             teaching=S["teaching"])
-    if not S["teaching"]:
-        st.markdown("A floor paragraph: press Play.")
-    st.plotly_chart(fig, config=figures.download_config("walkthrough", S["teaching"]), key="fig-walkthrough")
-    with st.expander(figures.FIGURE_TEXT_LABEL):
-        st.html(frames_text_html(tokens[i], captions(walk, tokens, tokens, i), [f.step for f in walk.frames]))
+    if st.session_state.get("walkthrough_shown"):
+        walk = walk_through(rng.standard_normal(D_HEAD) * 4, rng.standard_normal((n, D_HEAD)) * 4,
+                            rng.standard_normal((n, D_HEAD)), i)
+        fig = walkthrough_figure(walk, tokens, tokens, i, f"Play the four steps for “{tokens[i]}”",
+                                 teaching=S["teaching"])
+        if not S["teaching"]:
+            st.markdown("A floor paragraph: press Play.")
+        st.plotly_chart(fig, config=figures.download_config("walkthrough", S["teaching"]), key="fig-walkthrough")
+        with st.expander(figures.FIGURE_TEXT_LABEL):
+            st.html(frames_text_html(tokens[i], captions(walk, tokens, tokens, i), [f.step for f in walk.frames]))
+    else:
+        st.markdown("A floor paragraph: what the animation shows.")
+        st.button(f"▶ Show the animation for “{tokens[i]}”", key="walkthrough-show", type="primary",
+                  on_click=lambda: st.session_state.update(walkthrough_shown=True))
     if S["teaching"]:
         return
     st.download_button("⬇️ The animation as one HTML file", b"", file_name="walkthrough.html",
@@ -187,9 +203,7 @@ def home():
 def follow_the_selected_token():
     """What follows the selected token on the start page: a fragment, as in the app (a chip click reruns only
     this; the app's fragment also redraws the sidebar's token list, one widget, which the floor leaves as is)."""
-    token = st.session_state.get("token")
-    if isinstance(token, int) and 0 <= token < len(S["tokens"]):
-        S["token"] = token
+    follow_the_token()
     tokens = S["tokens"]
     st.markdown("A floor link to the walk-through below.")
     token_chips()
@@ -211,20 +225,28 @@ STEP_PROSE = {  # what each app step page has beyond the floor's title, paragrap
 
 def matrix_step(title: str, name: str, kind: str, extra=None):
     def page():
-        step_header(title)
-        tokens = S["tokens"]
-        n = len(tokens)
-        cols = None if kind == "vectors" else tokens
-        explained("A floor paragraph beside the matrix.",
-                  figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols, title,
-                                         kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
-        if extra:
-            extra(tokens)
-        prose(**STEP_PROSE[name])
-        downloads(name)
-        step_nav("previous step", "next step")
+        st.title(title)
+        follow_the_selected_token_on_a_step(name, title, kind, extra)
     page.__name__ = name  # st.Page names a callable's page after it
     return page
+
+
+@st.fragment
+def follow_the_selected_token_on_a_step(name: str, title: str, kind: str, extra) -> None:
+    """A step page under its title, as the app's: a fragment (a chip click reruns only this part)."""
+    follow_the_token()
+    step_header()
+    tokens = S["tokens"]
+    n = len(tokens)
+    cols = None if kind == "vectors" else tokens
+    explained("A floor paragraph beside the matrix.",
+              figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols, title,
+                                     kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
+    if extra:
+        extra(tokens)
+    prose(**STEP_PROSE[name])
+    downloads(name)
+    step_nav("previous step", "next step")
 
 
 def vectors(tokens, name):

@@ -211,7 +211,9 @@ FLOOR_APP = ROOT / "bench" / "floor_app.py"
 JOURNEY = [
     ("cold start → first heatmap, start page", ("cold",)),
     ("click a token chip on the start page", ("chip", "good")),
+    ("show the walk-through (drawn once asked for)", ("button", "walkthrough-show")),
     ("play the walk-through (to its 3rd frame)", ("play", 3)),
+    ("click a token chip on the start page, walk-through shown", ("chip", "am")),
     ("switch to step 3 (first visit)", ("click", "3 · Softmax → weights")),
     ("new sentence on step 3, 14 tokens", ("type", "The animal didn't cross the street because it was too tired.",
                                            "tired")),
@@ -298,7 +300,7 @@ class ScriptRuns:
         while not (self.finished and self.finished[-1][0] > since and self.finished[-1][1] != rerun):
             if time.perf_counter() > deadline:
                 raise TimeoutError("the script did not finish")
-            page.wait_for_timeout(15)
+            page.wait_for_timeout(5)
 
     def runs_since(self, since: float) -> int:
         return sum(t > since for t in self.started)
@@ -337,8 +339,14 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
                 chip = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
                     has_text=re.compile(f"^{re.escape(args[0])}$")).first
                 chip.scroll_into_view_if_needed()
+                box = chip.bounding_box()
+                since = time.perf_counter()  # from the press itself, not Playwright's checks before a click()
+                page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            elif action == "button":
+                button = page.locator(f".st-key-{args[0]} button")
+                button.scroll_into_view_if_needed()
                 since = time.perf_counter()
-                chip.click()
+                button.click()
             elif action == "play":
                 plot = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
                 plot.scroll_into_view_if_needed()
@@ -376,7 +384,7 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
                 since = time.perf_counter()
                 page.goto(f"{url}/{args[0]}")
             runs.wait_done(page, since)
-            page.wait_for_function(DRAWN_JS, polling=30, timeout=120_000)
+            page.wait_for_function(DRAWN_JS, polling="raf", timeout=120_000)  # checked every frame the browser draws
             seconds = time.perf_counter() - since
             if action == "chip" and (script.name == "app.py" or "start page" in name):  # the page follows the chip
                 # (the floor's step pages name no token: their figures are random arrays with fixed titles)

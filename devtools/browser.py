@@ -131,3 +131,24 @@ def type_sentence(page, sentence: str, shown_token: str, timeout_ms: int = 60_00
     page.wait_for_function("token => [...document.querySelectorAll('.js-plotly-plot .ytick text')]"
                            ".some(t => t.textContent === token)", arg=shown_token, timeout=timeout_ms)
     wait_for_page(page)
+
+
+def show_walkthrough(page, timeout_ms: int = 60_000) -> None:
+    """Press the start page's “Show the animation” (ui/walkthrough_section.py) and wait for the walk-through."""
+    page.locator(".st-key-walkthrough-show button").click()
+    page.wait_for_selector(".js-plotly-plot .slider-container", timeout=timeout_ms)
+    wait_for_page(page)
+
+
+def animated_chart(page):
+    """The page's animated figure (the walk-through or the 72-head flip-through), scrolled into view: the chart,
+    its slider's rail (a bounding box) and its ticks (a locator)."""
+    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
+    chart.scroll_into_view_if_needed()
+    return chart, chart.locator(".slider-rail-touch-rect").bounding_box(), chart.locator(".slider-tick-rect")
+
+
+def click_tick(page, rail: dict, ticks, number: int) -> None:
+    """Move an animated figure's slider to a frame (0-based), as a pointer does."""
+    tick = ticks.nth(number).bounding_box()
+    page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)

@@ -15,7 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from devtools.browser import PAGES, chromium, streamlit_server, wait_for_page  # noqa: E402
+from devtools.browser import (PAGES, animated_chart, chromium, click_tick, show_walkthrough,  # noqa: E402
+                              streamlit_server, wait_for_page)
 
 OUT = ROOT / "docs" / "gallery"
 EMOJI_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
@@ -32,15 +33,12 @@ def walkthrough_frame(browser, url) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{url}/{WALKTHROUGH_LINK}")
     wait_for_page(page)
-    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
-    chart.scroll_into_view_if_needed()
-    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
-    ticks = chart.locator(".slider-tick-rect")
+    show_walkthrough(page)
+    chart, rail, ticks = animated_chart(page)
     heading = "() => document.querySelector('.slider-container').closest('.js-plotly-plot')" \
               ".querySelector('.annotation-text').textContent"
     for number in range(ticks.count()):  # the first frame of the step
-        tick = ticks.nth(number).bounding_box()
-        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+        click_tick(page, rail, ticks, number)
         page.wait_for_function(f"() => ({heading})().includes('({number + 1}/')")
         if WALKTHROUGH_FRAME in page.evaluate(heading):
             break

@@ -3,7 +3,7 @@ import streamlit as st
 from ui import readouts, whys
 from ui.page import example_sentences, sentence_box, step_nav
 from ui.settings import settings
-from ui.start_page import follow_the_selected_token
+from ui.start_page import follow_the_selected_token, what_the_head_does
 from ui.view import current_view
 
 st.title("Self-attention, step by step")
@@ -17,6 +17,7 @@ st.page_link("pages/meaning.py", icon="📏",
              label="Does “bank” really change with its sentence? Measured layer by layer →")
 example_sentences()  # on a slide too: the teacher switches examples there. Before the view: an empty sentence too.
 sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
+what_the_head_does(current_view())
 follow_the_selected_token()
 view = current_view()
 tokens = view.tokens

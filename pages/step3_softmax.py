@@ -6,72 +6,77 @@ from ui import figures, readouts, tables, whys
 from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
 from ui.text import pct, quote
 
-view = step_page("Step 3 · Softmax turns scores into attention weights")
-tokens, keys, i = view.labels, view.key_labels, view.token
-teaching = view.settings.teaching
-weights = view.weights  # the model's own rows in learned mode; hidden tokens folded into one column
 
-explained_matrix(
-    view,
-    "Scaled scores can be any number, positive or negative. **Softmax** works row by row: it raises e to "
-    "each score (so every value becomes positive, and bigger scores grow much faster) and divides by the "
-    "row's total. Each weight is then between 0 and 1 and **every row adds up to 1** — a share of attention "
-    "that the row's token gives to each token.",
-    (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
-     r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
-    figures.matrix_heatmap(weights, tokens, keys,
-                           figures.figure_title("Step 3 · attention weights", view.settings.sentence,
-                                                view.label),
-                           kind="weights", highlight_row=i, teaching=teaching,
-                           last_column=view.last_column("weights")),
-    "step3_weights",
-)
-specials_note(view)
+def follow_the_selected_token(view):
+    """Everything under the title follows the selected token: a chip click reruns only this part, as a
+    fragment (ui/page.py step_page)."""
+    tokens, keys, i = view.labels, view.key_labels, view.token
+    teaching = view.settings.teaching
+    weights = view.weights  # the model's own rows in learned mode; hidden tokens folded into one column
 
-st.header(f"Reading the row of {quote(view.token_label)}")
-st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
+    explained_matrix(
+        view,
+        "Scaled scores can be any number, positive or negative. **Softmax** works row by row: it raises e to "
+        "each score (so every value becomes positive, and bigger scores grow much faster) and divides by the "
+        "row's total. Each weight is then between 0 and 1 and **every row adds up to 1** — a share of attention "
+        "that the row's token gives to each token.",
+        (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
+         r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
+        figures.matrix_heatmap(weights, tokens, keys,
+                               figures.figure_title("Step 3 · attention weights", view.settings.sentence,
+                                                    view.label),
+                               kind="weights", highlight_row=i, teaching=teaching,
+                               last_column=view.last_column("weights")),
+        "step3_weights",
+    )
+    specials_note(view)
 
-st.header("The softmax of this row, step by step")
-arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
-base_labels = view.base_labels
-n_all = len(base_labels)
-hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
-table_labels = view.base_key_labels
-left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
-with left:
-    figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
-                                       f"Softmax of the row of “{view.token_label}”", teaching=teaching,
-                                       highlight=view.base_index),
-                 figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-                 key="fig-softmax-table")
-with right:
-    top = int(arithmetic[:, 0].argmax())
-    st.markdown(
-        f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
-        f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
-        f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
-        f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
-    if hidden_rows:
-        share = arithmetic[sorted(hidden_rows), 3].sum()
-        st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
-                    f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
+    st.header(f"Reading the row of {quote(view.token_label)}")
+    st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
 
-with more_detail(f"the same weights drawn as lines: where {quote(view.token_label)} looks"):
-    st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
-                "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
-    figures.show(figures.token_lines(weights, tokens, keys,
-                                     figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
-                                                          view.label),
-                                     selected=i, teaching=teaching),
-                 figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-                 key="fig-lines")
+    st.header("The softmax of this row, step by step")
+    arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
+    base_labels = view.base_labels
+    hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
+    table_labels = view.base_key_labels
+    left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
+    with left:
+        figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
+                                           f"Softmax of the row of “{view.token_label}”", teaching=teaching,
+                                           highlight=view.base_index),
+                     figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                     key="fig-softmax-table")
+    with right:
+        top = int(arithmetic[:, 0].argmax())
+        st.markdown(
+            f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
+            f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
+            f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
+            f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
+        if hidden_rows:
+            share = arithmetic[sorted(hidden_rows), 3].sum()
+            st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
+                        f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
 
-if not teaching:
-    sums = weights.sum(axis=1)
-    with st.expander("Every row sums to 1 (computed)"):
-        tables.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
-        st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
-step_downloads(view, "step3_weights", weights, keys)
-whys.show_step3(view)
-st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
-step_nav("pages/step3_softmax.py")
+    with more_detail(f"the same weights drawn as lines: where {quote(view.token_label)} looks"):
+        st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
+                    "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
+        figures.show(figures.token_lines(weights, tokens, keys,
+                                         figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
+                                                              view.label),
+                                         selected=i, teaching=teaching),
+                     figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
+                     key="fig-lines")
+
+    if not teaching:
+        sums = weights.sum(axis=1)
+        with st.expander("Every row sums to 1 (computed)"):
+            tables.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
+            st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
+    step_downloads(view, "step3_weights", weights, keys)
+    whys.show_step3(view)
+    st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
+    step_nav("pages/step3_softmax.py")
+
+
+step_page("Step 3 · Softmax turns scores into attention weights", follow_the_selected_token)

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import pytest
 from conftest import run_app
 
-from devtools.browser import CHROMIUM, wait_for_page
+from devtools.browser import CHROMIUM, animated_chart, click_tick, wait_for_page
 from lessons.heads import describe_heads
 from ui import head_flip as HF
 from ui.figures.head_flip import FLIP_FULL_TOKENS, flip_rows, head_title
@@ -131,16 +131,12 @@ def test_the_slider_flips_through_72_heads_without_a_script_run(browser, server,
     runs = ScriptRuns(page)
     page.goto(f"{server}/multihead?sentence=The+cat+sat+on+the+mat.&token=2")
     wait_for_page(page)
-    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
-    chart.scroll_into_view_if_needed()
-    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
-    ticks = chart.locator(".slider-tick-rect")
+    chart, rail, ticks = animated_chart(page)
     assert ticks.count() == 72
     since = time.perf_counter()
     for number in range(72):
         layer, head = divmod(number, 12)
-        tick = ticks.nth(number).bounding_box()
-        page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
+        click_tick(page, rail, ticks, number)
         expected = head_title(layer, head, *roles[layer][head])
         page.wait_for_function(f"() => ({TITLE_JS})() === {json.dumps(expected)}", timeout=10_000)
     page.wait_for_timeout(500)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from devtools.browser import CHROMIUM, type_sentence, wait_for_page
+from devtools.browser import CHROMIUM, show_walkthrough, type_sentence, wait_for_page
 from ui.labels import unique_labels
 
 if not Path(CHROMIUM).exists():
@@ -34,11 +34,24 @@ def names_of_the_selected_token(page) -> dict[str, str]:
     prose = re.search(r"The selected token, “(.+?)”, puts", main)
     heading = re.search(r"Play the four steps for “(.+?)”\n", main + "\n")
     walk = [t for t in page.evaluate(TITLES_JS) if t.startswith("Play the four steps for “")]
+    show = re.search(r"Show the animation for “(.+?)”", main)  # the walk-through before it is asked for
     return {"chip": checked[0] if len(checked) == 1 else f"{len(checked)} chips checked",
             "sidebar": page.locator(TOKEN_LIST).input_value().split(": ", 1)[1],
             "prose": prose.group(1) if prose else "(missing)",
             "heading": heading.group(1) if heading else "(missing)",
-            "figure title": walk[0].split("“", 1)[1].rsplit("”", 1)[0] if walk else "(missing)"}
+            "walk-through": walk[0].split("“", 1)[1].rsplit("”", 1)[0] if walk else
+            show.group(1) if show else "(missing)"}
+
+
+def click_chip(page, runs, index: int, label: str) -> None:
+    """Click a chip and wait until the page names its token and the (fragment's) run is over."""
+    since = time.perf_counter()
+    page.locator(CHIPS).nth(index).click()
+    page.wait_for_function("label => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes('The selected token, “' + label + '”, puts')", arg=label, timeout=30_000)
+    runs.wait_done(page, since)
+    page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=30_000)
+    assert runs.runs_since(since) == 1, label
 
 
 def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server, browser, model):
@@ -52,16 +65,19 @@ def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server,
     wait_for_page(page)
     assert set(names_of_the_selected_token(page).values()) == {"the"}
     for index in [*range(1, len(labels)), 0]:  # every chip, then back to the first
-        since = time.perf_counter()
-        page.locator(CHIPS).nth(index).click()
+        click_chip(page, runs, index, labels[index])
+        names = names_of_the_selected_token(page)
+        assert set(names.values()) == {labels[index]}, (index, names)
+        assert (f"token={index}" in page.url) == (index > 0), page.url
+    # The walk-through, once asked for, is redrawn by every chip click too.
+    show_walkthrough(page)
+    for index in (3, 6, 0):  # the², the³, the
+        click_chip(page, runs, index, labels[index])
         page.wait_for_function("label => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                                ".some(t => t.textContent === 'Play the four steps for “' + label + '”')",
                                arg=labels[index], timeout=30_000)
-        runs.wait_done(page, since)
         names = names_of_the_selected_token(page)
         assert set(names.values()) == {labels[index]}, (index, names)
-        assert runs.runs_since(since) == 1
-        assert (f"token={index}" in page.url) == (index > 0), page.url
     # The sidebar's list, redrawn by the same fragment, still selects: the page follows it.
     page.locator(TOKEN_LIST).click()
     page.keyboard.press("ArrowDown")
@@ -98,4 +114,44 @@ def test_a_slides_layer_and_head_row_redraws_the_sidebar_too(server, browser):
     assert [sidebar.nth(i).locator("input").input_value() for i in range(2)] == ["1", "7"]
     assert "head=7" in page.url
     assert "head 8" not in " ".join(page.evaluate(TITLES_JS))
+    page.close()
+
+
+STEP3_NAMES = {"heading": r"Reading the row of “(.+?)”\n", "table": r"Softmax of the row of “(.+?)”"}
+
+
+def test_a_chip_on_a_step_page_reruns_only_what_follows_the_token(server, browser, model):
+    """Step 3 draws its token part as a fragment too: one run per chip, and its chips, the sidebar's list, its
+    heading and the softmax table's title name the same token after each click; a new sentence starts over."""
+    from bench.run import ScriptRuns
+
+    labels = unique_labels([t for t in model.tokenize(SENTENCE) if t not in model.special_tokens])
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    runs = ScriptRuns(page)
+    page.goto(f"{server}/step3_softmax?" + urllib.parse.urlencode({"sentence": SENTENCE}))
+    wait_for_page(page)
+
+    def names() -> dict[str, str]:
+        chips = page.locator(CHIPS)
+        checked = [chips.nth(k).inner_text().strip() for k in range(chips.count())
+                   if chips.nth(k).get_attribute("aria-checked") == "true"]
+        text = page.locator('[data-testid="stMain"]').inner_text() + "\n" + " ".join(page.evaluate(TITLES_JS))
+        found = {name: re.search(pattern, text) for name, pattern in STEP3_NAMES.items()}
+        return {"chip": checked[0] if len(checked) == 1 else f"{len(checked)} chips checked",
+                "sidebar": page.locator(TOKEN_LIST).input_value().split(": ", 1)[1],
+                **{name: match.group(1) if match else "(missing)" for name, match in found.items()}}
+
+    assert set(names().values()) == {"the"}
+    for index in (3, 1, 6):  # the², cat, the³
+        since = time.perf_counter()
+        page.locator(CHIPS).nth(index).click()
+        page.wait_for_function("label => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                               ".includes('Reading the row of “' + label + '”')", arg=labels[index], timeout=30_000)
+        runs.wait_done(page, since)
+        page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=30_000)
+        assert runs.runs_since(since) == 1
+        assert set(names().values()) == {labels[index]}, (index, names())
+        assert f"token={index}" in page.url
+    type_sentence(page, "A dog saw a dog.", "dog²")
+    assert set(names().values()) == {"a"}
     page.close()

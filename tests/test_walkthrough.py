@@ -17,7 +17,7 @@ from conftest import run_app
 from attention import core
 from lessons import explain
 from lessons.walkthrough import KEYS_ONE_BY_ONE, walk_through
-from devtools.browser import CHROMIUM, wait_for_page
+from devtools.browser import CHROMIUM, animated_chart, click_tick, show_walkthrough, wait_for_page
 from ui import walkthrough as W
 from ui import walkthrough_section as WS
 from ui import whys
@@ -181,13 +181,25 @@ def test_the_html_file_holds_plotly_and_waits_for_play(model):
     assert "<title>Self-attention, four steps: good in “I am good.”</title>" in page
 
 
-def test_the_start_page_plays_the_four_steps_and_the_step_pages_link_to_it():
+def animated_specs(at) -> list[dict]:
+    return [spec for spec in (json.loads(chart.proto.spec) for chart in at.get("plotly_chart")) if spec.get("frames")]
+
+
+def test_the_start_page_plays_the_four_steps_once_asked_and_the_step_pages_link_to_it():
     at = run_app("pages/home.py", "I am good.", token=2)
     assert not at.exception, at.exception
-    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-    animated = [spec for spec in specs if spec.get("frames")]
-    assert len(animated) == 1 and "“good”" in animated[0]["layout"]["title"]["text"]
     assert any("Play the four steps for “good”" in str(h.value) for h in at.get("header"))
+    # Drawn once asked for (a chip click then redraws two figures, not three), its downloads there before.
+    assert animated_specs(at) == []
+    assert "⬇️ The animation as one HTML file (opens offline, for class)" in [
+        button.proto.label for button in at.get("download_button")]
+    at.button(key="walkthrough-show").click().run()
+    animated = animated_specs(at)
+    assert len(animated) == 1 and "“good”" in animated[0]["layout"]["title"]["text"]
+    # Asked for once, it follows the token.
+    at.selectbox(key="token").set_value(1).run()
+    animated = animated_specs(at)
+    assert len(animated) == 1 and "“am”" in animated[0]["layout"]["title"]["text"], animated[0]["layout"]["title"]
     for page in ("pages/step1_scores.py", "pages/step4_output.py"):
         step = run_app(page, "I am good.")
         assert not step.exception
@@ -232,8 +244,8 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     runs = ScriptRuns(page)
     page.goto(f"{server}/?sentence=I+am+good.&token=2")
     wait_for_page(page)
-    chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
-    chart.scroll_into_view_if_needed()
+    show_walkthrough(page)
+    chart, rail, ticks = animated_chart(page)
     assert f"(1/{frames})" in page.evaluate(HEADING_JS)
     since = time.perf_counter()
     chart.get_by_text("▶ Play").click()
@@ -242,14 +254,10 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     paused = page.evaluate(HEADING_JS)
     page.wait_for_timeout(3000)
     assert page.evaluate(HEADING_JS) == paused  # paused stays
-    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
-    ticks = chart.locator(".slider-tick-rect")
-    last = ticks.nth(ticks.count() - 1).bounding_box()
-    page.mouse.click(last["x"] + last["width"] / 2, rail["y"] + rail["height"] / 2)
+    click_tick(page, rail, ticks, ticks.count() - 1)
     play_and_wait_for_frame(page, frames)
     assert "Step 4 of 4" in page.evaluate(HEADING_JS)
-    first = ticks.nth(0).bounding_box()
-    page.mouse.click(first["x"] + first["width"] / 2, rail["y"] + rail["height"] / 2)
+    click_tick(page, rail, ticks, 0)
     play_and_wait_for_frame(page, 1)
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0  # playing and the slider ran no script
@@ -318,14 +326,6 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     offline.close()
 
 
-def click_frame(page, chart, number):
-    """Move the walk-through's slider to a frame (0-based), as a pointer does."""
-    rail = chart.locator(".slider-rail-touch-rect").bounding_box()
-    tick = chart.locator(".slider-tick-rect").nth(number).bounding_box()
-    page.mouse.click(tick["x"] + tick["width"] / 2, rail["y"] + rail["height"] / 2)
-    play_and_wait_for_frame(page, number + 1)
-
-
 @browser_only
 @pytest.mark.parametrize("sentence", ["I am good.", FORTY])
 def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence):
@@ -343,13 +343,14 @@ def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence
         query = urllib.parse.urlencode({"sentence": sentence, "token": "2", "teach": str(teaching).lower()})
         page.goto(f"{server}/?{query}")
         wait_for_page(page)
-        chart = page.locator(".js-plotly-plot", has=page.locator(".slider-container"))
-        chart.scroll_into_view_if_needed()
+        show_walkthrough(page)
+        chart, rail, ticks = animated_chart(page)
         box = chart.bounding_box()
         if teaching:
             assert box["height"] <= 720 and box["width"] <= 1280
-        for number in range(chart.locator(".slider-tick-rect").count()):
-            click_frame(page, chart, number)
+        for number in range(ticks.count()):
+            click_tick(page, rail, ticks, number)
+            play_and_wait_for_frame(page, number + 1)
             page.wait_for_timeout(150)
             texts = [figure for figure in figure_texts(page) if "Play the four steps" in figure["title"]]
             assert len(texts) == 1 and len(texts[0]["texts"]) > 10  # the walk-through's words were measured

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 import numpy as np
 import streamlit as st
@@ -11,7 +12,7 @@ from . import figures
 from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, MAX_SENTENCE_CHARS, Example, choose_sentence, clean_sentence, settings
-from .sidebar import shown_tokens, token_chosen
+from .sidebar import draw_token_list, shown_tokens, token_chosen
 from .text import layer_head_name, md, no_bidi, pct, quote
 from .view import View, current_view, view_again
 
@@ -108,14 +109,25 @@ def sentence_box(sentence: str) -> None:
                      help="The same sentence as in the sidebar: change it here or there.")
 
 
-def step_page(title: str) -> View:
-    """The top of every step page: its title, the shared view, and the parity badge."""
+def step_page(title: str, follow_the_selected_token: Callable[[View], None]) -> None:
+    """A step page: its title and sentence box, then everything that follows the selected token (the parity
+    badge, the chips and the page's own part) as one fragment: a chip click reruns only that fragment, which
+    redraws the sidebar's token list too, so every label naming the token changes together (app.py leaves the
+    list to the page: TOKEN_FRAGMENT_PAGES)."""
     st.title(title)
     sentence_box(settings().sentence)
+    _token_part(follow_the_selected_token)
+
+
+@st.fragment
+def _token_part(follow_the_selected_token: Callable[[View], None]) -> None:
+    if st.session_state.pop(WHOLE_PAGE_RERUN, False):  # a slide's layer/head: the sidebar shows them too
+        st.rerun()
     view = current_view()
+    draw_token_list()
     parity_badge(view)
     token_picker(view)
-    return view
+    follow_the_selected_token(view)
 
 
 # --- added for issue 15: the tour's order, [CLS]/[SEP] in plain words, example sentences ---------------

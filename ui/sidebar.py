@@ -72,6 +72,7 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
         # Its place in the sidebar; a page whose chips rerun only a fragment draws the list from that fragment,
         # so the list is redrawn with the chips (Streamlit 1.67: a fragment may write into the sidebar).
         state["_token_slot"] = side.container()
+        state["_token_labels_for"] = (sentence, bool(show_special))
         state["_token_labels"] = unique_labels(tokens)  # "the", "the²": one label per token, as on chips and axes
         if not token_list_in_page:
             token = draw_token_list()
@@ -105,7 +106,7 @@ def draw_token_list() -> int:
     the list, redrawn by it, names the same token as the chips, titles and prose."""
     state = st.session_state
     slot, labels = state.get("_token_slot"), state.get("_token_labels")
-    if slot is None or not labels:
+    if slot is None or not labels or not _slot_is_current():
         return 0
     token = slot.selectbox(TOKEN_LIST_LABEL, list(range(len(labels))), format_func=lambda i: f"{i}: {labels[i]}",
                            key="token", on_change=token_chosen, args=("token",),
@@ -113,6 +114,15 @@ def draw_token_list() -> int:
                                 "looking.")
     link_token(int(token or 0))
     return int(token or 0)
+
+
+def _slot_is_current() -> bool:
+    """Whether the sidebar's token slot and labels belong to the sentence on screen: made by this full run's
+    sidebar, or by the last one for a fragment's rerun. A page that runs without the sidebar (a test's
+    switch_page after a callback put a new sentence in) would otherwise draw the previous sentence's list and reset
+    the token from it."""
+    state = st.session_state
+    return state.get("_token_labels_for") == (state.get("sentence"), bool(state.get("special", False)))
 
 
 def token_chosen(widget_key: str) -> None:

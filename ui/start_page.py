@@ -11,8 +11,22 @@ from .page import WHOLE_PAGE_RERUN, example_lesson, specials_note, token_picker
 from .parity import parity_badge
 from .sidebar import draw_token_list
 from .text import pct, quote
-from .view import current_view
+from .view import View, current_view
 from .walkthrough_section import show_walkthrough
+
+
+def what_the_head_does(view: View) -> None:
+    """Above the part that follows the token (none of it names the selected token, so a chip click leaves it):
+    the example's lesson while an example is on screen, and what the head does over every row of the sentence."""
+    example_lesson(view)
+    if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
+        (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+        if pattern in PATTERN_WORDS:
+            st.markdown(f"**What this head does** ({view.label}): on your sentence it sends, on average, "
+                        f"{pct(share)} of each token's attention to {PATTERN_WORDS[pattern]}"
+                        + (f" (over all {readouts.token_count(view)} the model sees)"
+                           if view.hidden.size else "") + " — follow the dark cells row by row in the matrix below."
+                        + readouts.next_token_note(view, pattern))
 
 
 @st.fragment
@@ -28,17 +42,8 @@ def follow_the_selected_token():
     focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
     st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
                 f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
-    example_lesson(view)
     st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
                 "becoming weights and its output, frame by frame, with the live numbers.")
-    if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
-        (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
-        if pattern in PATTERN_WORDS:
-            st.markdown(f"**What this head does:** on your sentence it sends, on average, {pct(share)} of each "
-                        f"token's attention to {PATTERN_WORDS[pattern]}"
-                        + (f" (over all {readouts.token_count(view)} the model sees)"
-                           if view.hidden.size else "") + " — follow the dark cells row by row."
-                        + readouts.next_token_note(view, pattern))
     token_picker(view)
     left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
     with left:

@@ -38,26 +38,48 @@ def animation_html(view: View) -> bytes:
                         f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
 
 
+SHOWN = "walkthrough_shown"  # session state: the student asked for the animation (it then follows every token)
+
+
 def show_walkthrough(view: View) -> None:
-    """The animated walk-through with its text alternative and the downloads for class (closed on a slide)."""
+    """The animated walk-through with its text alternative and the downloads for class (closed on a slide).
+
+    The figure is drawn once the student asks for it: its 14 frames are the start page's heaviest drawing, and
+    drawn on every chip click they made the click wait (bench/run.py). Asked for once, it follows the selected
+    token for the rest of the visit."""
     import streamlit as st
 
     from .text import quote
 
     teaching = view.settings.teaching
-    fig, lines, filename = build(view)
     st.header(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
-    if not teaching:
-        st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live numbers, "
-                    "or drag the slider to go frame by frame. Pick another token above to follow its row.")
-    st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
-    with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
-        st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
+    if st.session_state.get(SHOWN):
+        fig, lines, filename = build(view)
+        if not teaching:
+            st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live "
+                        "numbers, or drag the slider to go frame by frame. Pick another token above to follow "
+                        "its row.")
+        st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
+        with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
+            st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
+    else:
+        filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
+        st.markdown(f"An animation of {quote(view.token_label)}'s row going through the four steps, frame by frame, "
+                    "with the live numbers: its scores, scaled, turned into weights, and its output.")
+        st.button(f"▶ Show the animation for {quote(view.token_label)}", key="walkthrough-show", type="primary",
+                  on_click=_show)
     settings, model = view.settings, view.model  # the buttons' functions keep these, never the view
     # On a slide the downloads wait in a closed box (a slide shows no buttons); their files are slide-sized there.
     with st.expander("For class: the animation as a file, and a printable worksheet") if teaching else st.container():
         with st.container(key="class_downloads"):
             walkthrough_downloads(settings, model, filename)
+
+
+def _show() -> None:
+    """on_click of "Show the animation": from now on the animation follows the selected token."""
+    import streamlit as st
+
+    st.session_state[SHOWN] = True
 
 
 def walkthrough_downloads(settings, model, filename: str) -> None:
