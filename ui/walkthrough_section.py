@@ -64,8 +64,8 @@ def show_walkthrough(view: View) -> None:
             st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
     else:
         filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
-        st.markdown(f"An animation of {quote(view.token_label)}'s row going through the four steps, frame by frame, "
-                    "with the live numbers: its scores, scaled, turned into weights, and its output.")
+        st.markdown(f"An animation of the row of {quote(view.token_label)} going through the four steps, frame by "
+                    "frame, with the live numbers: its scores, scaled, turned into weights, and its output.")
         st.button(f"▶ Show the animation for {quote(view.token_label)}", key="walkthrough-show", type="primary",
                   on_click=_show)
     settings, model = view.settings, view.model  # the buttons' functions keep these, never the view
