@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, show_walkthrough, type_sentence, wait_for_page
+from ui.figures.layout import NARROW_FIGURE_PX
 from ui.labels import unique_labels
 
 if not Path(CHROMIUM).exists():
@@ -154,4 +155,37 @@ def test_a_chip_on_a_step_page_reruns_only_what_follows_the_token(server, browse
         assert f"token={index}" in page.url
     type_sentence(page, "A dog saw a dog.", "dog²")
     assert set(names().values()) == {"a"}
+    page.close()
+
+
+COUNT_RELAYOUTS_JS = """() => { window.__relayouts = 0; const relayout = window.Plotly.relayout;
+  window.Plotly.relayout = function (...args) { window.__relayouts += 1; return relayout.apply(this, args); }; }"""
+PLACED_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].filter(p => p.layout.meta && p.layout.meta.narrow)
+  .map(p => ({applied: p.layout.meta.applied || 'wide', wide: p.clientWidth >= NARROW_PX}))"""
+
+
+def test_a_figure_in_a_narrow_place_is_drawn_narrow_at_once(server, browser, model):
+    """At a laptop's width the start page's lines figure sits in a column narrower than NARROW_FIGURE_PX: it is
+    drawn with its narrow layout by the draw itself, so a chip click draws it once, not once and then again."""
+    from bench.run import ScriptRuns
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    runs = ScriptRuns(page)  # listens from the first message
+    page.goto(f"{server}/?" + urllib.parse.urlencode({"sentence": SENTENCE}))
+    wait_for_page(page)
+    placed_js = PLACED_JS.replace("NARROW_PX", str(NARROW_FIGURE_PX))
+    placed = page.evaluate(placed_js)
+    assert {"applied": "narrow", "wide": False} in placed, placed  # the lines figure beside the heatmap
+    assert all(p["applied"] == ("wide" if p["wide"] else "narrow") for p in placed), placed
+    page.evaluate(COUNT_RELAYOUTS_JS)
+    labels = unique_labels([t for t in model.tokenize(SENTENCE) if t not in model.special_tokens])
+    click_chip(page, runs, 1, labels[1])
+    page.wait_for_timeout(300)  # a relayout would follow the draw by a frame
+    assert page.evaluate("() => window.__relayouts") == 0
+    assert page.evaluate(placed_js) == placed
+    # Widened, the lines figure's place passes NARROW_FIGURE_PX and it takes its wide layout again.
+    page.set_viewport_size({"width": 2400, "height": 1000})
+    page.wait_for_function(f"() => ({placed_js})().every(p => p.applied === (p.wide ? 'wide' : 'narrow'))",
+                           timeout=10_000)
+    assert any(p["wide"] for p in page.evaluate(placed_js))
     page.close()

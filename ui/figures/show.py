@@ -176,6 +176,44 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
   window.addEventListener('resize', () => { everything = true; later(); });
   everything = true;
   later();
+  // A figure whose place is narrow is drawn narrow at once: its meta.narrow is applied to the layout plotly is
+  // given, so relayout() above finds nothing to do. Relaid out after the draw, such a figure was drawn twice on
+  // every rerun at laptop widths, where half a wide page is under NARROW_PX (a token click waited for it).
+  function setPath(target, keys, value) {
+    const [key, ...rest] = keys;
+    if (rest.length === 0) { target[key] = value; return; }
+    target[key] = {...(target[key] || {})};
+    setPath(target[key], rest, value);
+  }
+  function placed(gd, layout) {
+    const meta = layout && layout.meta;
+    const plot = typeof gd === 'string' ? document.getElementById(gd) : gd;
+    if (!meta || !meta.narrow || !plot || !plot.clientWidth) return layout;
+    const want = plot.clientWidth >= NARROW_PX ? 'wide' : 'narrow';
+    if ((meta.applied || 'wide') === want) return layout;
+    const fitted = {...layout, meta: {...meta, applied: want}};
+    Object.entries(meta[want] || {}).forEach(([path, value]) => setPath(fitted, path.split('.'), value));
+    return fitted;
+  }
+  function drawPlaced(plotly) {
+    if (!plotly || plotly.__drawsPlaced) return plotly;
+    const react = plotly.react;
+    plotly.react = function (gd, data, layout, config) {
+      if (data && !Array.isArray(data) && typeof data === 'object' && data.layout) {  // react(gd, figure)
+        return react.call(this, gd, {...data, layout: placed(gd, data.layout)}, layout, config);
+      }
+      return react.call(this, gd, data, placed(gd, layout), config);
+    };
+    plotly.__drawsPlaced = true;
+    return plotly;
+  }
+  if (window.Plotly) {
+    drawPlaced(window.Plotly);
+  } else {  // plotly's bundle loads with the page's first figure and sets window.Plotly then
+    let loaded;
+    Object.defineProperty(window, 'Plotly', {configurable: true, enumerable: true,
+      get: () => loaded, set: (plotly) => { loaded = drawPlaced(plotly); }});
+  }
 })();
 </script>""".replace("NARROW_FIGURE_PX", str(NARROW_FIGURE_PX))
 
