@@ -1,12 +1,13 @@
 """Results that come out the same on every start, kept on disk so a restarted server does not compute them again.
 
-The Training lab's runs and the pronoun page's built-in test set are deterministic: the same code, model files
-and numpy give the same numbers. Computing them takes about 2 CPU-seconds after every start, and the first
-visitor's pages were drawn 10-20 % slower beside that work (bench/run.py --floor). So each result is also
-written here, and read back on the next start instead of computed.
+The Training lab's runs, the pronoun page's built-in test set and the meaning page's built-in word sets are
+deterministic: the same code, model files and numpy give the same numbers. Computing them takes about 2
+CPU-seconds after every start, and the first visitor's pages were drawn 10-20 % slower beside that work
+(bench/run.py --floor). So each result is also written here, and read back on the next start instead of computed.
+(What a visitor types is never written here: serving/shared.py keeps only the built-in sets.)
 
-An entry is found only by a fingerprint of everything that could change its numbers: the source of attention/
-and of the modules that call it with the pages' settings, the model's files (any rewrite of a file changes its
+An entry is found only by a fingerprint of everything that could change its numbers: the source of attention/,
+of lessons/ (what the pages measure) and of the modules that call them with the pages' settings, the model's files (any rewrite of a file changes its
 change time) and backend, the versions of numpy, its BLAS library and the other libraries a pass uses. Change
 any of them and the entry is not read; an entry nobody reads for 30 days is removed. Entries are .npz files
 read without pickle, so a file can at worst hold wrong numbers, never run code; the folder must be a directory
@@ -39,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from lessons import pronoun, training
+from lessons import meaning, pronoun, training
 
 _LOGGER = logging.getLogger(__name__)
 _ROOT = Path(__file__).resolve().parents[1]
@@ -49,14 +50,18 @@ CACHE_ENV = "ATTENTION_CACHE_DIR"
 MAX_ENTRIES = 128
 UNUSED_DAYS = 30           # an entry nobody read for this long leaves (another code version's, another model's)
 # Nothing else in the folder is ever removed.
-ENTRY_NAME = re.compile(r"(training|pronoun)-[0-9a-f]{20}-[0-9a-f]{24}\.npz")
-# The code whose change can change a stored number: the numpy core and the modules that choose its settings,
-# read when this module is imported (the code this process runs, not what a later edit put on disk).
-CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), _ROOT / "serving" / "shared.py", Path(__file__))
+ENTRY_NAME = re.compile(r"(training|pronoun|meaning)-[0-9a-f]{20}-[0-9a-f]{24}\.npz")
+# The code whose change can change a stored number: the numpy core, the lessons that measure with it (the training
+# loop, the pronoun scoring, the meaning measurement) and the modules that choose their settings, read when this
+# module is imported (the code this process runs, not what a later edit put on disk). All of lessons/, not a list
+# of its files: when training moved from attention/ to lessons/, a list kept naming the old place.
+CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), *sorted((_ROOT / "lessons").glob("*.py")),
+              _ROOT / "serving" / "shared.py", Path(__file__))
 # The libraries a number can depend on besides numpy (the tokenizer's splits; the PyTorch backend).
 LIBRARIES = ("tokenizers", "torch", "transformers", "sentence-transformers", "safetensors")
 # Only these classes are rebuilt from a file.
-STORABLE = {cls.__name__: cls for cls in (training.TrainingRun, training.HeadParams, pronoun.Scoreboard)}
+STORABLE = {cls.__name__: cls for cls in (training.TrainingRun, training.HeadParams, pronoun.Scoreboard,
+                                          meaning.Measurement, meaning.Missing)}
 # What a file may be before it is read: the largest entry is a main run at d_k = 512 (1.6 MB of weights), and an
 # .npz is a zip whose members may expand far beyond the file (a 1.17 MB entry with an extra member expanded to
 # 1.2 GB): both the file and the sum of its members' sizes are bounded, and so is the number of members.
@@ -136,10 +141,23 @@ def _entry_name(kind: str, key: tuple, stamp: str) -> str:
     return f"{kind}-{stamp}-{hashlib.sha256(repr(key).encode()).hexdigest()[:24]}.npz"
 
 
+def _list_kind(item: list) -> str:
+    """How a list field is stored: numbers as a float array (the Training lab's losses), whole numbers as an int
+    array, words as a unicode array (never pickled), dataclasses of STORABLE one by one."""
+    if item and all(isinstance(x, str) for x in item):
+        return "str"
+    if item and all(isinstance(x, int) and not isinstance(x, bool) for x in item):
+        return "int"
+    if item and all(dataclasses.is_dataclass(x) for x in item):
+        return "nested"
+    return "float"
+
+
 def to_arrays(value: Any, prefix: str = "") -> tuple[dict[str, np.ndarray], dict]:
     """A dataclass of STORABLE as named arrays plus a description of the rest (scalars, which fields were
-    lists or {int: array} dicts, nested dataclasses), which from_arrays turns back into an equal value."""
-    arrays, layout = {}, {"class": type(value).__name__, "scalars": {}, "lists": [], "dicts": {}, "nested": {}}
+    lists, and of what, or {int: array} dicts, nested dataclasses), which from_arrays turns back into an equal
+    value."""
+    arrays, layout = {}, {"class": type(value).__name__, "scalars": {}, "lists": {}, "dicts": {}, "nested": {}}
     if layout["class"] not in STORABLE:
         raise TypeError(f"cannot store a {layout['class']}")
     for field in dataclasses.fields(value):
@@ -149,8 +167,17 @@ def to_arrays(value: Any, prefix: str = "") -> tuple[dict[str, np.ndarray], dict
         elif isinstance(item, np.ndarray):
             arrays[name] = item
         elif isinstance(item, list):
-            arrays[name] = np.array(item, dtype=float)
-            layout["lists"].append(field.name)
+            kind = _list_kind(item)
+            if kind == "nested":
+                layouts = []
+                for index, element in enumerate(item):
+                    element_arrays, element_layout = to_arrays(element, f"{name}.{index}.")
+                    arrays.update(element_arrays)
+                    layouts.append(element_layout)
+                layout["lists"][field.name] = layouts
+            else:
+                arrays[name] = np.array(item, dtype={"str": str, "int": np.int64, "float": float}[kind])
+                layout["lists"][field.name] = kind
         elif isinstance(item, dict):
             layout["dicts"][field.name] = sorted(item)
             arrays.update({f"{name}.{key}": array for key, array in item.items()})
@@ -162,8 +189,12 @@ def to_arrays(value: Any, prefix: str = "") -> tuple[dict[str, np.ndarray], dict
 
 def from_arrays(arrays, layout: dict, prefix: str = "") -> Any:
     values = dict(layout["scalars"])
-    for name in layout["lists"]:
-        values[name] = arrays[prefix + name].tolist()
+    for name, kind in layout["lists"].items():
+        if isinstance(kind, list):
+            values[name] = [from_arrays(arrays, element, f"{prefix}{name}.{index}.")
+                            for index, element in enumerate(kind)]
+        else:
+            values[name] = [{"str": str, "int": int, "float": float}[kind](x) for x in arrays[prefix + name].tolist()]
     for name, keys in layout["dicts"].items():
         values[name] = {key: arrays[f"{prefix}{name}.{key}"] for key in keys}
     for name, nested in layout["nested"].items():
@@ -229,6 +260,9 @@ def _type_fits(item: Any, hint: Any) -> bool:
         return isinstance(item, str)
     if hint is list:
         return isinstance(item, list) and all(isinstance(x, float) for x in item)
+    if typing.get_origin(hint) is list:  # list[str], list[int], list[Missing]
+        (element,) = typing.get_args(hint)
+        return isinstance(item, list) and all(_type_fits(x, element) for x in item)
     if hint is dict:
         return isinstance(item, dict)
     if hint is np.ndarray:
@@ -238,8 +272,13 @@ def _type_fits(item: Any, hint: Any) -> bool:
 
 def _fields_fit(value: Any) -> bool:
     hints = typing.get_type_hints(type(value))
-    return all(_type_fits(getattr(value, f.name), hints[f.name]) and
-               (not dataclasses.is_dataclass(getattr(value, f.name)) or _fields_fit(getattr(value, f.name)))
+
+    def nested_fit(item: Any) -> bool:
+        if isinstance(item, list):
+            return all(nested_fit(x) for x in item)
+        return not dataclasses.is_dataclass(item) or _fields_fit(item)
+
+    return all(_type_fits(getattr(value, f.name), hints[f.name]) and nested_fit(getattr(value, f.name))
                for f in dataclasses.fields(value))
 
 
@@ -273,10 +312,36 @@ def _scoreboard_fits(board: pronoun.Scoreboard, model) -> bool:
             and all(0 <= count <= board.n_sentences for count in (board.nearest_correct, board.subject_correct)))
 
 
+def _measurement_fits(measured: meaning.Measurement, model) -> bool:
+    """A meaning measurement's shapes: one entry per measured sentence in every per-sentence field, an m x m
+    similarity and a number for every layer (the embeddings and each of the model's layers), a head's cost for each
+    head when the word's meanings separate, shares between 0 and 1."""
+    m, layers = len(measured.sentences), model.n_layers + 1
+
+    def per_layer(item: Any, *shape: int) -> bool:
+        return isinstance(item, np.ndarray) and item.shape == (layers, *shape) and np.issubdtype(item.dtype, np.floating)
+
+    def heads(item: Any) -> bool:
+        return (item is None) == (measured.growth_layer is None) and (
+            item is None or (isinstance(item, np.ndarray) and item.shape == (model.n_heads,)))
+
+    return (m >= 2 and measured.meaning.shape == (m,) and set(np.unique(measured.meaning)) <= {0, 1}
+            and len(measured.numbers) == len(measured.first_token) == m
+            and all(per_layer(a, m, m) for a in (measured.similarity, measured.similarity_knocked_out))
+            and all(per_layer(a) for a in (measured.separation, measured.separation_knocked_out,
+                                           measured.accuracy, measured.accuracy_knocked_out))
+            and all(0.0 <= a.min() and a.max() <= 1.0 for a in (measured.accuracy, measured.accuracy_knocked_out))
+            and 0.0 <= measured.chance <= 1.0
+            and (measured.growth_layer is None or 1 <= measured.growth_layer < layers)
+            and heads(measured.head_costs) and heads(measured.head_separation)
+            and all(missing.group in (0, 1) for missing in measured.missing))
+
+
 # The class each kind stores, and its shapes (for the model the entry was computed with).
 KINDS: dict[str, tuple[type, Callable[[Any, Any], bool]]] = {
     "training": (training.TrainingRun, _run_fits),
     "pronoun": (pronoun.Scoreboard, _scoreboard_fits),
+    "meaning": (meaning.Measurement, _measurement_fits),
 }
 
 

@@ -1,5 +1,5 @@
-"""The disk cache (serving/diskcache.py): a restarted server reads the Training lab's runs and the pronoun test set
-back instead of computing them, with the same numbers, and never reads an entry the code, the model files or
+"""The disk cache (serving/diskcache.py): a restarted server reads the Training lab's runs, the pronoun test set and
+the meaning page's built-in word sets back instead of computing them, with the same numbers, and never reads an entry the code, the model files or
 numpy could have changed."""
 
 import dataclasses
@@ -11,7 +11,7 @@ import time
 import numpy as np
 import pytest
 
-from lessons import training
+from lessons import meaning, training
 from serving import diskcache, shared
 
 
@@ -41,8 +41,10 @@ def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
     monkeypatch.setenv(diskcache.CACHE_ENV, str(folder))
     shared.SHARED_RESULTS.clear()
+    shared.MEANING_RESULTS.clear()
     yield folder
     shared.SHARED_RESULTS.clear()
+    shared.MEANING_RESULTS.clear()
 
 
 @pytest.fixture
@@ -209,16 +211,77 @@ def test_a_restarted_warm_up_worker_reads_what_the_first_one_kept(tmp_path):
         results, stream = [], io.BytesIO(done.stdout)
         while stream.tell() < len(done.stdout):
             results.append(pickle.load(stream))
-        return {(kind, repr(key)): value for kind, key, value in results if kind == "shared"}
+        return {(kind, repr(key)): value for kind, key, value in results if kind in ("shared", "meaning")}
 
     first = worker_results()
     written = {path.name: path.stat().st_ino for path in tmp_path.iterdir()}
-    assert len(first) == len(written) == 2 + len(shared.lab_runs()[1])  # the pronoun test set and the trainings
+    # the pronoun test set, the trainings and the meaning page's built-in word sets
+    assert len(first) == len(written) == 2 + len(shared.lab_runs()[1]) + len(meaning.BUILT_IN)
     second = worker_results()
     assert {path.name: path.stat().st_ino for path in tmp_path.iterdir()} == written  # read, none written again
     assert first.keys() == second.keys()
     for key in first:
         assert_same(second[key], first[key])
+
+
+def test_the_code_fingerprint_covers_every_module_that_computes_a_stored_number():
+    """An entry is read only while the code that computed it is unchanged: every module of attention/ and lessons/
+    that the stored computations run (the training loop, the pronoun scoring, the meaning measurement and what
+    they import) is in the fingerprint. (When training moved to lessons/, the fingerprint kept naming attention/
+    alone, and an edit to the training loop read the old runs back.)"""
+    import inspect
+    import sys
+    from pathlib import Path
+
+    from lessons import pronoun
+
+    covered = set(diskcache.CODE_FILES)
+    for computes in (training.train, pronoun.score_heads, meaning.measure, shared.training_run):
+        assert Path(inspect.getfile(computes)) in covered, computes
+    used = {Path(module.__file__) for name, module in list(sys.modules.items())
+            if name.split(".")[0] in ("attention", "lessons") and getattr(module, "__file__", None)}
+    assert used and used <= covered, sorted(map(str, used - covered))
+
+
+def _count_measurements(monkeypatch) -> list[str]:
+    calls = []
+    original = meaning.measure
+    monkeypatch.setattr(meaning, "measure", lambda *a, **k: calls.append(a[1]) or original(*a, **k))
+    return calls
+
+
+def test_the_built_in_word_sets_read_back_and_what_a_visitor_typed_is_never_written(model, cache, monkeypatch):
+    calls = _count_measurements(monkeypatch)
+    bank = meaning.BUILT_IN["bank"]
+    first = shared.meaning_measurement(model, bank.word, list(bank.meaning_a), list(bank.meaning_b))
+    assert [p.name.split("-")[0] for p in cache.iterdir()] == ["meaning"]
+    shared.MEANING_RESULTS.clear()  # what a new server process starts with
+    again = shared.meaning_measurement(model, bank.word, list(bank.meaning_a), list(bank.meaning_b))
+    assert calls == ["bank"]  # read, not measured
+    assert_same(again, first)
+    typed = [*bank.meaning_a[:4], "We had a picnic on the bank of the creek."]
+    shared.meaning_measurement(model, "bank", typed, list(bank.meaning_b))
+    assert calls == ["bank", "bank"]
+    assert len(list(cache.iterdir())) == 1  # a student's sentences stay in the server's memory only
+
+
+def test_a_measurement_with_missing_and_repeated_sentences_reads_back_whole(model, cache):
+    bank = meaning.BUILT_IN["bank"]
+    measured = meaning.measure(model, "bank", [*bank.meaning_a, "There is no such word here."],
+                               [*bank.meaning_b, "The bank sold the bank next door."])
+    assert measured.missing and measured.repeated and measured.head_costs is not None
+    stamp = "a" * 20
+    diskcache.save("meaning", ("a key",), stamp, measured)
+    assert_same(diskcache.load("meaning", ("a key",), stamp, model), measured)
+    (entry,) = cache.glob("meaning-*")
+    for damage in (lambda arrays, meta: arrays.update(similarity=arrays["similarity"][:, :-1]),
+                   lambda arrays, meta: arrays.update(head_costs=arrays["head_costs"][:5]),
+                   lambda arrays, meta: meta["layout"]["lists"]["missing"][0]["scalars"].update(group=7),
+                   lambda arrays, meta: (arrays.update(sentences=np.arange(len(measured.sentences))),
+                                         meta["layout"]["lists"].update(sentences="int"))):
+        diskcache.save("meaning", ("a key",), stamp, measured)
+        _rewrite(entry, damage)
+        assert diskcache.load("meaning", ("a key",), stamp, model) is None
 
 
 def test_the_pytorch_model_does_not_read_what_the_numpy_pass_kept(model, reference, cache):
