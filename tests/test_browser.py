@@ -73,11 +73,22 @@ def test_shared_link_restores_the_view(server, page):
 
 def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
     """Step 1's sums and underbraces need KaTeX's large-symbol fonts; fetched while the reader is on the start
-    page (which has no formula), the first visit to step 1 does not wait for them and lay out twice."""
+    page (which has no formula), the first visit to step 1 does not wait for them and lay out twice; fetched only
+    once the reader has not clicked or typed for a moment, they do not slow the reader's own clicks."""
+    from ui.page_style import FORMULA_FONTS_QUIET_MS
+
     fetched = []
     page.on("requestfinished", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
     page.goto(server)
+    # Not while the reader acts: a key pressed every half second from the first moment holds them back, for twice
+    # the quiet time after the page is drawn (they used to land on the first click after the page appeared).
+    page.wait_for_selector('[data-testid="stSidebar"]')
+    page.keyboard.press("Shift")
     wait_for_page(page)
+    for _ in range(2 * FORMULA_FONTS_QUIET_MS // 500):
+        page.keyboard.press("Shift")
+        page.wait_for_timeout(500)
+    assert not [name for name in fetched if name.startswith("KaTeX")]
     assert page.locator(".katex").count() == 0  # nothing on the start page asks for them itself
     page.wait_for_function("() => [...document.fonts].some(f => f.family.replace(/[\"']/g, '') === 'KaTeX_Size2'"
                            " && f.status === 'loaded')", timeout=20_000)
