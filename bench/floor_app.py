@@ -427,9 +427,15 @@ def training_lab():
          "training_compare")  # the app's three panels: two bands (3 seeds) and one line each
     st.dataframe({"d_k": [8, 64, 512], "loss": rng.random(3)}, hide_index=True)
     tokens = S["tokens"]
-    for name in ("training_jacobian", "training_jacobian_saturated"):  # a soft row's and a saturated row's
-        show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens, "Jacobian",
-                                    kind="signed", teaching=teaching), name, key=name)
+    # a soft row's and a saturated row's, side by side as the app draws them (stacked in teaching mode)
+    columns = st.columns(2) if not teaching else (st.container(), st.container())
+    for column, kind in zip(columns, ("soft", "saturated")):
+        with column:  # the app's titles and axis titles (a narrow place wraps them)
+            show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens,
+                                        f"Softmax Jacobian · {kind} row of “{tokens[0]}”, head 3", kind="signed",
+                                        teaching=teaching, x_title="score nudged (j)",
+                                        y_title="weight that moves (i)", bound=0.25),
+                 f"training_jacobian_{kind}", key=f"fig-{kind}")
     st.toggle("Run the comparison", value=True, key="train_compare")
     prose(headings=4, paragraphs=13, expanders=1, formulas=1)
 
