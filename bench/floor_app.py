@@ -27,6 +27,7 @@ from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
 from ui.figures import meaning as meaning_figures  # noqa: E402
 from ui.menu import page_menu  # noqa: E402
+from ui.settings import HEAD_PRESETS, MODES, PRESET_HELP  # noqa: E402
 from ui.figures.head_flip import head_flipbook  # noqa: E402
 from ui.walkthrough import walkthrough_figure  # noqa: E402
 from ui.walkthrough_text import captions, frames_text_html  # noqa: E402
@@ -51,38 +52,47 @@ def words(sentence: str) -> list[str]:
     return re.findall(r"\w+|[^\w\s]", sentence.lower())[:254]
 
 
+HELP = "A floor tooltip as long as the app's: one or two plain sentences on what the widget does."  # help="…"
+
+
 def sidebar() -> dict:
+    """The app's sidebar (ui/sidebar.py): the same widgets, each with its tooltip, the projection's captions and
+    the four head presets with theirs."""
     side = st.sidebar
     side.header("Your sentence")
     sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
-                              max_chars=10_000, height=90)
+                              max_chars=10_000, height=90, help=HELP)
     side.header("How Q, K and V are made")
-    mode = side.radio("Projection", ["learned", "random", "identity"], key="mode", bind="query-params")
+    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
+                      help=HELP)
     layer = head = 0
     if mode == "random":
         side.select_slider("d_k (length of each query/key)", [2, 4, 8, 16, 32, 64, 128, 384], value=32, key="dk",
-                           bind="query-params")
-        side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params")
+                           bind="query-params", help=HELP)
+        side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params", help=HELP)
     if mode == "learned":
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), index=1, key="layer", bind="query-params")
-        head = columns[1].selectbox("Head", list(range(N_HEADS)), index=8, key="head", bind="query-params")
-        # The app's head presets (ui/sidebar.py head_presets): a caption and two buttons.
+        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), index=1, key="layer", bind="query-params",
+                                     help=HELP)
+        head = columns[1].selectbox("Head", list(range(N_HEADS)), index=8, key="head", bind="query-params",
+                                    help=HELP)
+        # The app's head presets (ui/sidebar.py head_presets): a caption and a button with its tooltip each.
         side.caption("Or pick a head by what it does:")
-        for name, (preset_layer, preset_head) in (("next", (1, 8)), ("previous", (0, 2))):
-            side.button(f"a head that looks at the {name} word (layer {preset_layer}, head {preset_head})",
-                        key=f"preset-{preset_layer}-{preset_head}", use_container_width=True,
-                        disabled=(layer, head) == (preset_layer, preset_head))
-    special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params")
+        for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
+            side.button(f"{name}: layer {preset_layer}, head {preset_head}", key=f"preset-{preset_layer}-{preset_head}",
+                        use_container_width=True, disabled=(layer, head) == (preset_layer, preset_head),
+                        help=PRESET_HELP.get(name))
+    special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params", help=HELP)
     tokens = words(sentence) or ["."]
     if special:
         tokens = ["[CLS]", *tokens, "[SEP]"]
     token = side.selectbox("Selected token (its row is explained)", list(range(len(tokens))),
-                           format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params")
+                           format_func=lambda i: f"{i}: {tokens[i]}", key="token", bind="query-params", help=HELP)
     side.header("Display")
-    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params")
+    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params", help=HELP)
     with side.expander("Model"):
-        st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="", key="model")
+        st.text_input("Model name or local path (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
+                      help=HELP)
     return {"sentence": sentence, "tokens": tokens, "token": min(int(token or 0), len(tokens) - 1),
             "teaching": teaching, "layer": layer, "head": head}
 

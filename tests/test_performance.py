@@ -280,14 +280,19 @@ INVENTORY_JS = """() => {
   return {figures: count('.js-plotly-plot'), formulas: count('.katex-display, [data-testid="stLatex"]'),
           paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
           headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]'),
-          multiselects: count('[data-testid="stMultiSelect"]')};  // its own script, fetched on first use
+          multiselects: count('[data-testid="stMultiSelect"]'),  // its own script, fetched on first use
+          // the sidebar, redrawn on every page: its widgets, their tooltips and the projection's captions
+          sidebar: [...document.querySelectorAll('[data-testid="stSidebar"] [data-testid]')].map((e) => e.dataset.testid)
+            .filter((id) => /^st(Button|TooltipIcon|RadioCaption|Selectbox|TextArea|Checkbox|Toggle|Expander)$/.test(id))
+            .sort().join(' ')};
 }"""
 
 
 @browser_only
 def test_the_floor_draws_what_the_app_draws(browser):
     """The benchmark's floor (bench/floor_app.py) is only a fair floor while each page has the app's figures
-    and about as much text: a page that gains a figure or a section must gain it in the floor too."""
+    and about as much text, and the app's sidebar (its widgets, their tooltips, the head presets): a page that
+    gains a figure or a section must gain it in the floor too."""
     import urllib.parse
 
     from devtools.browser import ROOT as PROJECT
@@ -303,5 +308,6 @@ def test_the_floor_draws_what_the_app_draws(browser):
             page.close()
     for name, (app, floor) in inventories.items():
         assert floor["figures"] == app["figures"] and floor["multiselects"] == app["multiselects"], (name, app, floor)
+        assert floor["sidebar"] == app["sidebar"], (name, app["sidebar"], floor["sidebar"])
         for kind, slack in (("formulas", 1), ("expanders", 1), ("headings", 1), ("tables", 1), ("paragraphs", 4)):
             assert abs(floor[kind] - app[kind]) <= slack, (name, kind, app, floor)
