@@ -323,12 +323,16 @@ def pronoun():
     show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)) - 0.5, "change", teaching=teaching),
          "pronoun_contrast")
     show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "accuracy", teaching=teaching), "pronoun_testset")
-    st.table([{"method": f"baseline {i}", "accuracy": "50%"} for i in range(4)])
+    # The app's two tables: the test set's sentences (3 columns, 16 rows) in an expander, the baselines (3 columns,
+    # 5 rows) open; prose() below draws no other.
+    with st.expander("A floor expander with the test set"):
+        st.table([{"sentence": PARAGRAPH[:60], "pronoun": "it", "means": "dog"} for _ in range(16)])
+    st.table([{"who": f"baseline {i}", "sentences right": "8 of 16", "pairs fully right": "0 of 4"} for i in range(5)])
     for number in range(3):
         st.selectbox(f"Floor choice {number + 1}", ["dog", "food", "it"], key=f"pron_choice_{number}")
     st.multiselect("Floor candidates", ["dog", "food", "it"], default=["dog", "food"], key="pron_candidates")
     st.button("Use the sidebar's sentence", key="pron_use")
-    prose(headings=7, paragraphs=15, expanders=3, formulas=1, alerts=1, tables=1)
+    prose(headings=7, paragraphs=15, expanders=2, formulas=1, alerts=1)
 
 
 def meaning():
