@@ -102,13 +102,15 @@ PARAGRAPH = ("A floor paragraph as long as the app's: it stands where the app ex
 
 
 def prose(headings: int = 0, paragraphs: int = 0, expanders: int = 0, formulas: int = 0, alerts: int = 0,
-          tables: int = 0) -> None:
+          tables: int = 0, paragraph: str = "") -> None:
     """The app page's text elements, counted in Chromium (headings, paragraphs, expanders, KaTeX formulas,
-    notices, tables): teaching text is part of the page, so the floor lays out as much of it."""
+    notices, tables): teaching text is part of the page, so the floor lays out as much of it (paragraph: a
+    longer one where the app's paragraphs are longer than PARAGRAPH)."""
+    paragraph = paragraph or PARAGRAPH
     for number in range(headings):
         st.subheader(f"A floor heading {number + 1}")
     for _ in range(paragraphs):
-        st.markdown(PARAGRAPH)
+        st.markdown(paragraph)
     for _ in range(formulas):
         st.latex(r"\operatorname{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}")
     for _ in range(alerts):
@@ -439,7 +441,9 @@ def training_lab():
     show(figures.band_panels(np.arange(151), {f"d_k = {d}": {**curves, "disguised": (rng.random(151), None, None)}
                                               for d in (8, 64, 512)}, "scaled", "step", "loss", teaching=teaching),
          "training_compare")  # the app's three panels: two bands (3 seeds) and one line each
-    st.dataframe({"d_k": [8, 64, 512], "loss": rng.random(3)}, hide_index=True)
+    # the app's comparison table: 6 rows (three d_k, scaled or not) of 7 columns, as text
+    st.dataframe({f"column {c}": [f"{rng.random():.3f} (0.1 to 0.2)" for _ in range(6)] for c in range(7)},
+                 hide_index=True)
     tokens = S["tokens"]
     # a soft row's and a saturated row's, side by side as the app draws them (stacked in teaching mode)
     columns = st.columns(2) if not teaching else (st.container(), st.container())
@@ -451,7 +455,8 @@ def training_lab():
                                         y_title="weight that moves (i)", bound=0.25),
                  f"training_jacobian_{kind}", key=f"fig-{kind}")
     st.toggle("Run the comparison", value=True, key="train_compare")
-    prose(headings=4, paragraphs=13, expanders=1, formulas=1)
+    # The app's paragraphs here are longer than elsewhere (9,500 characters of text in all, counted in Chromium).
+    prose(headings=4, paragraphs=13, expanders=1, formulas=1, paragraph=PARAGRAPH + PARAGRAPH[:250])
 
 
 def quiz():
