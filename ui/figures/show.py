@@ -138,11 +138,16 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
     }
     return false;
   }
+  // The layout a figure's place asks for ('narrow' or 'wide') when it is not the one the figure has, else null.
+  function wanted(plot, meta) {
+    if (!meta || !meta.narrow || !plot || !plot.clientWidth) return null;
+    const want = plot.clientWidth >= NARROW_PX ? 'wide' : 'narrow';
+    return (meta.applied || 'wide') === want ? null : want;
+  }
   function relayout(plot) {  // layout.meta.narrow on a narrow figure, meta.wide again when it widens
     const meta = plot.layout && plot.layout.meta;
-    if (!meta || !meta.narrow || !window.Plotly || !plot.clientWidth) return false;
-    const want = plot.clientWidth >= NARROW_PX ? 'wide' : 'narrow';
-    if ((meta.applied || 'wide') === want) return false;
+    const want = window.Plotly && wanted(plot, meta);
+    if (!want) return false;
     window.Plotly.relayout(plot, {...meta[want], 'meta.applied': want});
     return true;
   }
@@ -187,10 +192,8 @@ FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer te
   }
   function placed(gd, layout) {
     const meta = layout && layout.meta;
-    const plot = typeof gd === 'string' ? document.getElementById(gd) : gd;
-    if (!meta || !meta.narrow || !plot || !plot.clientWidth) return layout;
-    const want = plot.clientWidth >= NARROW_PX ? 'wide' : 'narrow';
-    if ((meta.applied || 'wide') === want) return layout;
+    const want = wanted(typeof gd === 'string' ? document.getElementById(gd) : gd, meta);
+    if (!want) return layout;
     const fitted = {...layout, meta: {...meta, applied: want}};
     Object.entries(meta[want] || {}).forEach(([path, value]) => setPath(fitted, path.split('.'), value));
     return fitted;
