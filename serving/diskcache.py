@@ -194,7 +194,7 @@ def from_arrays(arrays, layout: dict, prefix: str = "") -> Any:
             values[name] = [from_arrays(arrays, element, f"{prefix}{name}.{index}.")
                             for index, element in enumerate(kind)]
         else:
-            values[name] = [{"str": str, "int": int, "float": float}[kind](x) for x in arrays[prefix + name].tolist()]
+            values[name] = arrays[prefix + name].tolist()  # as stored: load() then checks each against its field
     for name, keys in layout["dicts"].items():
         values[name] = {key: arrays[f"{prefix}{name}.{key}"] for key in keys}
     for name, nested in layout["nested"].items():

@@ -277,6 +277,7 @@ def test_a_measurement_with_missing_and_repeated_sentences_reads_back_whole(mode
     for damage in (lambda arrays, meta: arrays.update(similarity=arrays["similarity"][:, :-1]),
                    lambda arrays, meta: arrays.update(head_costs=arrays["head_costs"][:5]),
                    lambda arrays, meta: meta["layout"]["lists"]["missing"][0]["scalars"].update(group=7),
+                   lambda arrays, meta: arrays.update(sentences=np.arange(len(measured.sentences))),  # not words
                    lambda arrays, meta: (arrays.update(sentences=np.arange(len(measured.sentences))),
                                          meta["layout"]["lists"].update(sentences="int"))):
         diskcache.save("meaning", ("a key",), stamp, measured)
