@@ -78,7 +78,8 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
     from ui.page_style import FORMULA_FONTS_QUIET_MS
 
     fetched = []
-    page.on("requestfinished", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
+    # requests as they start: one that step 1 starts is step 1 waiting for a font, whenever it finishes
+    page.on("request", lambda request: fetched.append(request.url.rsplit("/", 1)[-1]))
     page.goto(server)
     # Not while the reader acts: a key pressed every half second from the first moment holds them back, for twice
     # the quiet time after the page is drawn (they used to land on the first click after the page appeared).
@@ -90,8 +91,10 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
         page.wait_for_timeout(500)
     assert not [name for name in fetched if name.startswith("KaTeX")]
     assert page.locator(".katex").count() == 0  # nothing on the start page asks for them itself
-    page.wait_for_function("() => [...document.fonts].some(f => f.family.replace(/[\"']/g, '') === 'KaTeX_Size2'"
-                           " && f.status === 'loaded')", timeout=20_000)
+    # Every face the page fetches, loaded (waiting for one of them let step 1 open while Size4 was still on its way)
+    page.wait_for_function("() => { const faces = [...document.fonts].filter(f => "
+                           "/^KaTeX_(Main|Math|AMS|Size[1-4])$/.test(f.family.replace(/[\"']/g, '')));"
+                           " return faces.length && faces.every(f => f.status === 'loaded'); }", timeout=20_000)
     assert any(name.startswith("KaTeX_Size1") for name in fetched)
     fetched.clear()
     page.locator('.st-key-page_menu a', has_text="1 · Query·Key scores").first.click()
