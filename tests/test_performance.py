@@ -30,7 +30,11 @@ def test_the_model_pass_runs_on_one_blas_thread(model):
     assert blas and all(pool["num_threads"] == 1 for pool in blas)
 
 
-def test_one_blas_thread_gives_the_same_numbers_as_two(model):
+def test_one_blas_thread_gives_the_numbers_two_give(model):
+    """Pinning one BLAS thread changes no number the app shows beyond float32 rounding. Not bit for bit: on an AMD
+    EPYC, OpenBLAS splits a product over two threads in another order and the last bits differ (attention weights
+    by up to 1.6e-6, hidden states by 4e-6 of values up to 10.5), well inside the 1e-5 the app holds against
+    PyTorch."""
     from threadpoolctl import threadpool_limits
 
     sentence = " ".join(["the cat sat on the mat"] * 40)  # 242 tokens: big enough for OpenBLAS to split work
@@ -38,7 +42,8 @@ def test_one_blas_thread_gives_the_same_numbers_as_two(model):
     with threadpool_limits(2, user_api="blas"):
         two = model.analyze(sentence)
     for name in ("hidden_states", "attentions", "attention_outputs"):
-        np.testing.assert_array_equal(getattr(one, name), getattr(two, name))
+        ours, theirs = getattr(one, name), getattr(two, name)
+        assert np.abs(ours - theirs).max() <= 1e-5 * max(1.0, float(np.abs(theirs).max())), name
 
 
 # --- in Chromium: one server and browser for the module ------------------------------------------------------
