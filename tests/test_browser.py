@@ -103,6 +103,45 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
     assert not [name for name in fetched if name.startswith("KaTeX")]  # ... with the fonts already there
 
 
+# Counts the page's searches for boxes that may scroll (ui/page_style.py SCROLL_FOCUS_HTML): the selector names
+# formulas and figure texts together.
+COUNT_BOX_SEARCHES = """
+window.__boxSearches = 0;
+const search = Document.prototype.querySelectorAll;
+Document.prototype.querySelectorAll = function (selector) {
+  if (String(selector).includes('.katex-display') && String(selector).includes('.figure-text')) {
+    window.__boxSearches += 1;
+  }
+  return search.call(this, selector);
+};
+"""
+
+
+def test_boxes_that_scroll_are_measured_once_the_page_is_quiet_not_at_every_frame(server, page):
+    """Measuring every box at every frame in which the page changed forced a layout per frame while a page was
+    drawn (9 times on a switch to step 3); the boxes are measured once the page is quiet, and a box that scrolls
+    still becomes reachable by keyboard."""
+    from ui.page_style import SCROLL_FOCUS_QUIET_MS
+
+    page.add_init_script(COUNT_BOX_SEARCHES)
+    page.goto(server)
+    wait_for_page(page)
+    page.wait_for_timeout(1000)
+    before = page.evaluate("window.__boxSearches")
+    page.locator('.st-key-page_menu a', has_text="3 · Softmax → weights").first.click()
+    wait_for_page(page)
+    page.wait_for_timeout(1000)
+    assert 1 <= page.evaluate("window.__boxSearches") - before <= 4
+    # A formula wider than its box, on a phone-wide window: reachable by keyboard, with a name.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{server}/step1_scores")
+    wait_for_page(page)
+    page.wait_for_timeout(SCROLL_FOCUS_QUIET_MS + 300)
+    scrolling = page.evaluate("() => [...document.querySelectorAll('.katex-display')].filter("
+                              "b => b.scrollWidth - b.clientWidth > 1).map(b => [b.tabIndex, b.getAttribute('aria-label')])")
+    assert scrolling, "no formula is wider than a phone's screen: the check has nothing to check"
+    assert all(index == 0 and label.startswith("formula ") for index, label in scrolling)
+
 def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> **b**'
     query = urllib.parse.urlencode({"sentence": hostile, "layer": 99, "head": "x", "mode": "evil"})

@@ -97,24 +97,32 @@ BASE_CSS = """<style>
 
 # axe-core's "scrollable-region-focusable": a box that scrolls (a long formula on a narrow screen, a wide table)
 # must be reachable by keyboard, or a keyboard user can never read its hidden part. Any such box in the page gets
-# tabindex=0 and a name; re-checked when the page changes or the window is resized (a formula scrolls only when
-# it is wider than its box). No "<" in the script: Streamlit's HTML sanitizer drops a script with markup-like text.
+# tabindex=0 and a name; re-checked when the page has changed (once it is quiet for SCROLL_FOCUS_QUIET_MS, at most
+# a second late while an animation keeps changing it: measuring at every drawn frame forced a layout per frame while
+# a page was being drawn) or the window is resized (a formula scrolls only when it is wider than its box). All boxes
+# are measured before any is marked, so marking one does not force the next measurement to lay the page out again.
+# No "<" in the script: Streamlit's HTML sanitizer drops a script with markup-like text.
+SCROLL_FOCUS_QUIET_MS = 150
 SCROLL_FOCUS_HTML = """<script>
 (() => {
   if (window.__scrollFocus) return;
   window.__scrollFocus = true;
   const BOXES = '.katex-display, [data-testid="stTable"], [data-testid="stTable"] div, .figure-text';
+  function scrollable(box) {
+    if (!(box.scrollWidth - box.clientWidth > 1 || box.scrollHeight - box.clientHeight > 1)) return false;
+    const style = getComputedStyle(box);
+    return /(auto|scroll)/.test(style.overflowX + style.overflowY);
+  }
   function mark() {
-    queued = false;
-    document.querySelectorAll(BOXES).forEach((box) => {
-      const scrolls = box.scrollWidth - box.clientWidth > 1 || box.scrollHeight - box.clientHeight > 1;
-      const style = getComputedStyle(box);
-      const scrollable = scrolls && /(auto|scroll)/.test(style.overflowX + style.overflowY);
-      if (scrollable && !box.hasAttribute('tabindex')) {
+    timer = 0;
+    const boxes = [...document.querySelectorAll(BOXES)];
+    const scrolls = boxes.map(scrollable);
+    boxes.forEach((box, i) => {
+      if (scrolls[i] && !box.hasAttribute('tabindex')) {
         box.setAttribute('tabindex', '0');
         box.setAttribute('role', 'region');
         box.dataset.scrollFocus = '1';
-      } else if (!scrollable && box.dataset.scrollFocus) {
+      } else if (!scrolls[i] && box.dataset.scrollFocus) {
         ['tabindex', 'role', 'aria-label', 'data-scroll-focus'].forEach((name) => box.removeAttribute(name));
       }
     });
@@ -124,13 +132,18 @@ SCROLL_FOCUS_HTML = """<script>
       if (box.getAttribute('aria-label') !== name) box.setAttribute('aria-label', name);
     });
   }
-  let queued = false;
-  const later = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  let timer = 0, since = 0;
+  function later() {
+    const now = performance.now();
+    if (!timer) since = now;
+    clearTimeout(timer);
+    timer = setTimeout(mark, now - since > 1000 ? 0 : QUIET_MS);
+  }
   new MutationObserver(later).observe(document.body, {childList: true, subtree: true});
   window.addEventListener('resize', later);
   later();
 })();
-</script>"""
+</script>""".replace("QUIET_MS", str(SCROLL_FOCUS_QUIET_MS))
 
 
 def apply_teaching_layout(teaching: bool) -> None:
