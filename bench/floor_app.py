@@ -23,6 +23,7 @@ import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lessons.names import layer_head_name, layer_name  # noqa: E402
 from lessons.walkthrough import walk_through  # noqa: E402
 from ui import figures  # noqa: E402
 from ui.figures import meaning as meaning_figures  # noqa: E402
@@ -122,6 +123,13 @@ def prose(headings: int = 0, paragraphs: int = 0, expanders: int = 0, formulas: 
         st.table([{"what": f"row {i}", "value": f"{i / 10:.2f}"} for i in range(6)])
 
 
+def titled(step: str, short: bool = False, sentence: str | None = None) -> str:
+    """The app's figure title (ui/figures/layout.py figure_title): the step, then the sentence and the view, which
+    the figure draws as a subtitle (ui/view.py's label, or its short label in a half-width figure)."""
+    view = layer_head_name(S["layer"], S["head"])
+    return figures.figure_title(step, sentence or S["sentence"], view if short else f"learned weights, {view}")
+
+
 def weights(n_rows: int, n_cols: int | None = None) -> np.ndarray:
     raw = rng.random((n_rows, n_cols or n_rows))
     return raw / raw.sum(axis=1, keepdims=True)
@@ -219,10 +227,10 @@ def follow_the_selected_token():
     tokens = S["tokens"]
     st.markdown("A floor link to the walk-through below.")
     token_chips()
-    show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, "Attention weights", kind="weights",
+    show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, titled("Attention weights"), kind="weights",
                                 highlight_row=S["token"], teaching=S["teaching"]), "home")
-    show(figures.token_lines(weights(len(tokens)), tokens, tokens, "The same, as lines", selected=S["token"],
-                             teaching=S["teaching"]), "home_lines")
+    show(figures.token_lines(weights(len(tokens)), tokens, tokens, titled("The same, as lines", short=True),
+                             selected=S["token"], teaching=S["teaching"]), "home_lines")
     walkthrough()
 
 
@@ -233,6 +241,10 @@ STEP_PROSE = {  # what each app step page has beyond the floor's title, paragrap
     "step3_softmax": dict(headings=2, paragraphs=13, expanders=2, formulas=1),
     "step4_output": dict(headings=2, paragraphs=16, expanders=4, formulas=1),
 }
+
+
+FIGURE_TITLES = {"step1_scores": "Step 1 · raw scores Q·Kᵀ", "step2_scaling": "Step 2 · scaled Q·Kᵀ/√d_k",
+                 "step3_softmax": "Step 3 · attention weights", "step4_output": "Step 4 · output = weights·V"}
 
 
 def matrix_step(title: str, name: str, kind: str, extra=None):
@@ -252,7 +264,8 @@ def follow_the_selected_token_on_a_step(name: str, title: str, kind: str, extra)
     n = len(tokens)
     cols = None if kind == "vectors" else tokens
     explained("A floor paragraph beside the matrix.",
-              figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols, title,
+              figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols,
+                                     titled(FIGURE_TITLES[name]),
                                      kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
     if extra:
         extra(tokens)
@@ -262,9 +275,10 @@ def follow_the_selected_token_on_a_step(name: str, title: str, kind: str, extra)
 
 
 def vectors(tokens, name):
-    return figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, name, kind="vectors",
-                                  highlight_row=S["token"], teaching=S["teaching"], x_title="dimension",
-                                  y_title="token")
+    title = {"Q": "Q (queries)", "K": "K (keys)", "V": "V (values, used in step 4)"}[name]
+    return figures.matrix_heatmap(rng.standard_normal((len(tokens), D_HEAD)), tokens, None, titled(title, short=True),
+                                  kind="vectors", highlight_row=S["token"], teaching=S["teaching"],
+                                  x_title="number (dimension)", y_title="token")
 
 
 def step1_extra(tokens):
@@ -272,7 +286,9 @@ def step1_extra(tokens):
         with column:
             show(vectors(tokens, name), f"step1_{name}", key=f"fig-{name}")
     show(figures.query_meets_keys(rng.standard_normal((len(tokens), D_HEAD)), rng.standard_normal(len(tokens)),
-                                  tokens, tokens[S["token"]], "q × each key", teaching=S["teaching"]), "step1_meets")
+                                  tokens, tokens[S["token"]],
+                                  titled(f"q({tokens[S['token']]}) × each key", short=True),
+                                  teaching=S["teaching"]), "step1_meets")
     with st.expander("The scores as a table, and the values V"):
         st.dataframe({"key token": tokens, "q·k score": rng.random(len(tokens))}, hide_index=True)
         show(vectors(tokens, "V"), "step1_V", key="fig-V")
@@ -280,7 +296,8 @@ def step1_extra(tokens):
 
 def step2_extra(tokens):
     n = len(tokens)
-    show(figures.matrix_heatmap(rng.standard_normal((n, n)), tokens, tokens, "before", kind="signed",
+    show(figures.matrix_heatmap(rng.standard_normal((n, n)), tokens, tokens,
+                                titled("Step 1 · raw scores Q·Kᵀ", short=True), kind="signed",
                                 teaching=S["teaching"]), "step2_before", key="fig-before")  # steps 1 and 2 side by side
     dims = [2, 4, 8, 16, 32, 64, 128, 384]
     show(figures.line_chart(dims, {"q·k": rng.random(8), "q·k / √d_k": rng.random(8)}, "spread", "d_k", "std"),
@@ -293,19 +310,24 @@ def step3_extra(tokens):
     left, right = st.columns([3, 2])
     with left:
         show(figures.softmax_table(rng.random((len(tokens), 4)), tokens, ("s", "s - max", "e^", "/ sum"),
-                                   "Softmax of the row", teaching=S["teaching"], highlight=S["token"]), "step3_row")
+                                   f"Softmax of the row of “{tokens[S['token']]}”", teaching=S["teaching"],
+                                   highlight=S["token"]), "step3_row")
     right.markdown("A floor paragraph beside the table.")
-    show(figures.token_lines(weights(len(tokens)), tokens, tokens, "attention as lines", selected=S["token"],
+    show(figures.token_lines(weights(len(tokens)), tokens, tokens, titled("Step 3 · attention as lines"),
+                             selected=S["token"],
                              teaching=S["teaching"]), "step3_lines")
     with st.expander("Every row sums to 1 (computed)"):
         st.dataframe({"query token": tokens, "row sum": ["1.000000"] * len(tokens)}, hide_index=True)
 
 
 def step4_extra(tokens):
-    show(figures.matrix_heatmap(weights(len(tokens) + 1, D_HEAD), [*tokens, "sum"], None, "weighted sum",
-                                kind="vectors", teaching=S["teaching"]), "step4_sum")
+    show(figures.matrix_heatmap(weights(len(tokens) + 1, D_HEAD), [*tokens, "sum"], None,
+                                titled(f"Output of “{tokens[S['token']]}” as a weighted sum"),
+                                kind="vectors", teaching=S["teaching"], x_title="number (dimension)",
+                                y_title="weighted value", highlight_row=len(tokens)), "step4_sum")
     # The end of step 4: the attention before self-attention, drawn on the sentence's first words.
-    show(figures.attention_history(tokens[1:7], "Before and with self-attention", teaching=S["teaching"]),
+    show(figures.attention_history(tokens[1:7], f"Before and with self-attention · “{S['sentence']}” · a drawing",
+                                   teaching=S["teaching"]),
          "step4_history")
 
 
@@ -315,16 +337,21 @@ def pronoun():
                              bind="query-params", max_chars=2000)
     tokens = ["[CLS]", *words(sentence), "[SEP]"]
     teaching = S["teaching"]
-    show(figures.weight_grid(rng.random((N_LAYERS, N_HEADS)), "weight", teaching=teaching), "pronoun_weights")
-    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "share", teaching=teaching), "pronoun_grid")
-    show(figures.row_bars(weights(1, len(tokens))[0], tokens, "row", teaching=teaching), "pronoun_row")
-    show(figures.line_chart(range(N_LAYERS), {"a": rng.random(N_LAYERS), "b": rng.random(N_LAYERS)}, "per layer",
-                            "layer", "weight", teaching=teaching), "pronoun_layers")
+    short = sentence[:40]  # the app's titles, subtitles, highlighted head and colour-bar titles
+    show(figures.weight_grid(rng.random((N_LAYERS, N_HEADS)), f"Weight “it”→dog · “{short}”",
+                             teaching=teaching, highlight=(5, 11), colorbar_title="on dog"), "pronoun_weights")
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), f"Share of “it”→dog vs food · “{short}”",
+                                 teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="dog share"), "pronoun_grid")
+    show(figures.row_bars(weights(1, len(tokens))[0], tokens, f"Attention from “it”, {layer_head_name(5, 11)}",
+                          teaching=teaching, highlight=tokens.index("it") if "it" in tokens else 0), "pronoun_row")
+    show(figures.line_chart(range(N_LAYERS), {"dog": rng.random(N_LAYERS), "food": rng.random(N_LAYERS)},
+                            "Weight from “it” per layer", "layer", "weight", teaching=teaching), "pronoun_layers")
     st.text_input("Contrast sentence", value="The dog ate the food because it was tasty.", key="pron_contrast")
     st.radio("In the first sentence, “it” means…", ["dog", "food"], horizontal=True, key="pron_answer")
-    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)) - 0.5, "change", teaching=teaching),
-         "pronoun_contrast")
-    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "accuracy", teaching=teaching), "pronoun_testset")
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)) - 0.5, "Change of dog's share: contrast − first",
+                                 teaching=teaching, colorbar_title="change"), "pronoun_contrast")
+    show(figures.layer_head_grid(rng.random((N_LAYERS, N_HEADS)), "Accuracy of each head on the built-in pairs",
+                                 teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="accuracy"), "pronoun_testset")
     # The app's two tables: the test set's sentences (3 columns, 16 rows) in an expander, the baselines (3 columns,
     # 5 rows) open; prose() below draws no other.
     with st.expander("A floor expander with the test set"):
@@ -349,14 +376,21 @@ def meaning():
     left.text_area("Meaning A", value="\n".join(["The river bank."] * 5), key="meaning_a", bind="query-params")
     right.text_area("Meaning B", value="\n".join(["The bank lends."] * 5), key="meaning_b", bind="query-params")
     layers, m = N_LAYERS + 1, 10
-    show(meaning_figures.separation_chart(rng.random(layers), rng.random(layers), "separation", teaching),
+    word = "“bank”"  # the app's titles: the word in a subtitle; its sentence labels, and short ones for a phone
+    show(meaning_figures.separation_chart(rng.random(layers), rng.random(layers),
+                                          f"Separation of the two meanings by layer · {word}", teaching),
          "meaning_separation")
     similarity = rng.random((layers, m, m))
-    show(meaning_figures.similarity_frames(similarity, [f"river {i}" for i in range(m)], "similarity", teaching,
-                                           split=5), "meaning_similarity")
-    show(meaning_figures.accuracy_chart(rng.random(layers), rng.random(layers), 0.44, "accuracy", teaching),
-         "meaning_accuracy")
-    show(meaning_figures.head_cost_bars(rng.random(N_HEADS), 0, "heads", teaching, marked=[1]), "meaning_heads")
+    labels = [f"{'river' if i < 5 else 'money'} {i % 5 + 1}" for i in range(m)]
+    show(meaning_figures.similarity_frames(similarity, labels,
+                                           f"How alike the word is in each pair of sentences · {word}", teaching,
+                                           split=5, short_labels=[f"{'AB'[i // 5]}{i % 5 + 1}" for i in range(m)]),
+         "meaning_similarity")
+    show(meaning_figures.accuracy_chart(rng.random(layers), rng.random(layers), 0.44,
+                                        f"Nearest-neighbour accuracy by layer · {word}", teaching), "meaning_accuracy")
+    show(meaning_figures.head_cost_bars(rng.random(N_HEADS), 0, f"Separation lost when one head of "
+                                        f"{layer_name(0)} is knocked out · {word}", teaching, marked=[1]),
+         "meaning_heads")
     for head in range(3):
         st.button(f"Open layer 0, head {head} in the step pages", key=f"meaning_open_{head}")
     if not teaching:
@@ -373,8 +407,11 @@ def multihead():
     n = len(tokens)
     teaching = S["teaching"]
     st.success("✅ Parity with the model (floor: no model here).")
+    # the app's titles: each head's detected role and share, the layer and the sentence in a subtitle
     show(figures.small_multiples(list(weights(N_HEADS * n, n).reshape(N_HEADS, n, n)), tokens,
-                                 [f"H{h}" for h in range(N_HEADS)], f"Layer {layer}", teaching=teaching),
+                                 [f"H{h}: spread out / mixed 30%" for h in range(N_HEADS)],
+                                 f"{layer_name(layer, capital=True)}: attention weights of all 12 heads · "
+                                 f"“{S['sentence'][:40]}”", teaching=teaching),
          "multihead_heads")
     # The app's flip-through (ui/head_flip.py): 72 frames of random weights, a link per frame, its text, its file.
     roles = [[("spread out / mixed", 0.3)] * N_HEADS for _ in range(N_LAYERS)]
@@ -385,14 +422,21 @@ def multihead():
     if not teaching:
         st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)", b"",
                            file_name="multihead_all_heads.html", key="head-flip-html", on_click="ignore")
-    show(figures.similarity_map(rng.random((N_HEADS, N_HEADS)), [f"H{h}" for h in range(N_HEADS)], "similarity",
-                                teaching=teaching), "multihead_similarity")
+    left, right = st.columns([1.3, 1])  # the app's distance map, beside its paragraph
+    with left:
+        show(figures.similarity_map(rng.random((N_HEADS, N_HEADS)), [f"H{h}" for h in range(N_HEADS)],
+                                    f"{layer_name(layer, capital=True)}: distance between heads' attention",
+                                    teaching=teaching), "multihead_similarity")
+    right.markdown(PARAGRAPH)
     for tab, name in zip(st.tabs(["Concatenated head outputs", "After W_O", "Block output"]),
                          ("concat", "projected", "block")):
         with tab:
-            show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None, name, kind="vectors",
-                                        teaching=teaching), f"multihead_{name}", key=f"mh-{name}")
-    prose(headings=4, paragraphs=7, expanders=1, formulas=1)
+            show(figures.matrix_heatmap(rng.standard_normal((n, D_MODEL)), tokens, None,
+                                        f"{layer_name(layer, capital=True)} · {name}", kind="vectors",
+                                        teaching=teaching, y_title="token", x_title="dimension",
+                                        column_groups=D_HEAD if name == "concat" else None),
+                 f"multihead_{name}", key=f"mh-{name}")
+    prose(headings=4, paragraphs=6, expanders=1, formulas=1)
 
 
 def whatif():
@@ -432,14 +476,23 @@ def training_lab():
     middle.select_slider("d_k (length of each query/key)", [8, 16, 32, 64], value=32, key="train_dk")
     right.toggle("Divide scores by √d_k", value=True, key="train_scaled")
     teaching = S["teaching"]
-    show(figures.line_chart(np.arange(301), {"loss": rng.random(301), "uniform": rng.random(301)}, "loss", "step",
-                            "loss", teaching=teaching), "training_loss")
+    setting = "previous · d_k=32 · scaled"  # the app's titles and series names (ui/training_lab.py)
+    show(figures.line_chart(np.arange(301), {"loss (each step's new sentences)": rng.random(301),
+                                             "looking at every allowed word evenly": rng.random(301)},
+                            f"Training loss · {setting}", "training step", "loss", teaching=teaching), "training_loss")
     words8 = [f"w{i}" for i in range(8)]
-    show(figures.small_multiples([weights(8) for _ in range(5)], words8, [f"step {i}" for i in range(5)],
-                                 "attention while training", teaching=teaching), "training_snapshots")
-    curves = {name: (rng.random(151), rng.random(151), rng.random(151)) for name in ("scaled", "unscaled")}
-    show(figures.band_panels(np.arange(151), {f"d_k = {d}": {**curves, "disguised": (rng.random(151), None, None)}
-                                              for d in (8, 64, 512)}, "scaled", "step", "loss", teaching=teaching),
+    show(figures.small_multiples([weights(8) for _ in range(5)], words8,
+                                 ["before training", "after 20 steps", "after 60 steps", "after 300 steps",
+                                  "the right answer"],
+                                 f"One sentence's attention while the head learns · {setting}", columns=5,
+                                 teaching=teaching), "training_snapshots")
+    curves = {name: (rng.random(151), rng.random(151), rng.random(151))
+              for name in ("÷√d_k (mean, band: lowest to highest seed)", "not scaled (mean and band)")}
+    disguised = "not scaled, W_Q, W_K started d_k^¼ smaller, rate ÷ √d_k (seed 0)"
+    show(figures.band_panels(np.arange(151), {f"d_k = {d}": {**curves, disguised: (rng.random(151), None, None)}
+                                              for d in (8, 64, 512)},
+                             "Training loss with and without ÷√d_k, 3 seeds · task: previous", "training step",
+                             "loss (log scale)", teaching=teaching),
          "training_compare")  # the app's three panels: two bands (3 seeds) and one line each
     # the app's comparison table: 6 rows (three d_k, scaled or not) of 7 columns, as text
     st.dataframe({f"column {c}": [f"{rng.random():.3f} (0.1 to 0.2)" for _ in range(6)] for c in range(7)},
@@ -450,7 +503,8 @@ def training_lab():
     for column, kind in zip(columns, ("soft", "saturated")):
         with column:  # the app's titles and axis titles (a narrow place wraps them)
             show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens,
-                                        f"Softmax Jacobian · {kind} row of “{tokens[0]}”, head 3", kind="signed",
+                                        f"Softmax Jacobian · {kind} row of “{tokens[0]}”, head {S['head']}"
+                                        + (" without ÷√d_k" if kind == "saturated" else ""), kind="signed",
                                         teaching=teaching, x_title="score nudged (j)",
                                         y_title="weight that moves (i)", bound=0.25),
                  f"training_jacobian_{kind}", key=f"fig-{kind}")

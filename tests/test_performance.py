@@ -282,7 +282,9 @@ FLOOR_PAGES = ["home", "step1_scores", "step3_softmax", "step4_output", "multihe
 INVENTORY_JS = """() => {
   const main = document.querySelector('[data-testid="stMain"]');
   const count = (selector) => main.querySelectorAll(selector).length;
-  return {figures: count('.js-plotly-plot'), formulas: count('.katex-display, [data-testid="stLatex"]'),
+  return {figures: count('.js-plotly-plot'),
+          // a figure's subtitle (the sentence and the view) is measured and laid out apart from its title
+          subtitles: count('.js-plotly-plot .gtitle-subtitle'), formulas: count('.katex-display, [data-testid="stLatex"]'),
           paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
           headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]'),
           multiselects: count('[data-testid="stMultiSelect"]'),  // its own script, fetched on first use
@@ -296,7 +298,7 @@ INVENTORY_JS = """() => {
 @browser_only
 def test_the_floor_draws_what_the_app_draws(browser):
     """The benchmark's floor (bench/floor_app.py) is only a fair floor while each page has the app's figures
-    and about as much text, and the app's sidebar (its widgets, their tooltips, the head presets): a page that
+    (with their subtitles) and about as much text, and the app's sidebar (its widgets, their tooltips, the head presets): a page that
     gains a figure or a section must gain it in the floor too."""
     import urllib.parse
 
@@ -312,7 +314,8 @@ def test_the_floor_draws_what_the_app_draws(browser):
                 inventories.setdefault(name, []).append(page.evaluate(INVENTORY_JS))
             page.close()
     for name, (app, floor) in inventories.items():
-        assert floor["figures"] == app["figures"] and floor["multiselects"] == app["multiselects"], (name, app, floor)
+        for kind in ("figures", "subtitles", "multiselects"):
+            assert floor[kind] == app[kind], (name, kind, app, floor)
         assert floor["sidebar"] == app["sidebar"], (name, app["sidebar"], floor["sidebar"])
         for kind, slack in (("formulas", 1), ("expanders", 1), ("headings", 1), ("tables", 1), ("paragraphs", 4)):
             assert abs(floor[kind] - app[kind]) <= slack, (name, kind, app, floor)
