@@ -428,10 +428,12 @@ def bench_floor(pairs: int = 5, cache: str = "kept"):
             os.environ.pop(CACHE_ENV, None)
         else:
             os.environ[CACHE_ENV] = saved
-    print(f"{'interaction':<46} {'app s':>6} {'script':>6} {'floor s':>7} {'script':>6} {'ratio':>6} {'runs':>4}  "
-          f"target")
+    print(f"{'interaction':<46} {'app s':>6} {'script':>6} {'floor s':>7} {'script':>6} {'ratio':>6} {'spread':>11} "
+          f"{'runs':>4}  target")
     for name, _ in JOURNEY:
-        ratio = float(np.median([a[name][0] / f[name][0] for a, f in zip(app, floor)]))
+        ratios = [a[name][0] / f[name][0] for a, f in zip(app, floor)]
+        ratio = float(np.median(ratios))
+        low, high = np.percentile(ratios, [25, 75])
         app_s = float(np.median([a[name][0] for a in app]))
         floor_s = float(np.median([f[name][0] for f in floor]))
         runs = max(a[name][1] for a in app)
@@ -441,9 +443,10 @@ def bench_floor(pairs: int = 5, cache: str = "kept"):
         target = "≤ 1.2×" + (f", ≤ {TARGETS[name]:g} s" if name in TARGETS else "") + \
             (", 0 runs" if name in NO_SCRIPT_RUNS else "")
         print(f"{name:<46} {app_s:>6.2f} {app_script:>6.2f} {floor_s:>7.2f} {floor_script:>6.2f} {ratio:>5.2f}× "
-              f"{runs:>4}  {target}"
+              f"{low:>4.2f}–{high:<4.2f}× {runs:>4}  {target}"
               f"{'  ok' if ok else '  MISSED'}")
-    print("ratio: median of the pairs' app/floor ratios; runs: most script runs the app made for the action; "
+    print("ratio: median of the pairs' app/floor ratios; spread: the middle half of the pairs' ratios (25th to 75th "
+          "percentile), the noise a ratio is read against; runs: most script runs the app made for the action; "
           "script: seconds from the first script run's start to the last one's end, as the browser hears them")
 
 
