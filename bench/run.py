@@ -255,6 +255,34 @@ DRAWN_JS = """() => {
   return plots.length > 0 && plots.every(p => p.querySelector('.main-svg'));
 }"""
 
+# The page's last change (its own clock), recorded from the first moment: a page is drawn when its figures are and
+# it has stopped changing. Streamlit draws each figure twice (three times in a column); a page whose script ends
+# early had its last figures' second draw still to come when DRAWN_JS held, and the next action waited for it
+# (the app's pronoun page: four of its twelve draws came after; the floor's slower script hid its own). Not
+# counted: the attributes the pages' own scripts set once a page is quiet (ui/page_style.py's keyboard-reachable
+# boxes, ui/figures/show.py's class on a figure whose cells are too small for their numbers).
+LAST_CHANGE_JS = """
+window.__lastChange = performance.now();
+new MutationObserver((mutations) => {
+  for (const change of mutations) {
+    const name = change.attributeName;
+    if (change.type === 'attributes' && (['tabindex', 'role', 'aria-label', 'data-scroll-focus'].includes(name) ||
+        (name === 'class' && change.target.classList.contains('js-plotly-plot')))) continue;
+    window.__lastChange = performance.now();
+    return;
+  }
+}).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
+"""
+QUIET_MS = 300  # no change for this long: the page has stopped changing
+
+
+def seconds_to_settled(page, drawn_seconds: float) -> float:
+    """Seconds to drawn, plus how long after DRAWN_JS held the page still changed (waited for until quiet)."""
+    now = page.evaluate("performance.now()")
+    page.wait_for_function(f"() => performance.now() - window.__lastChange > {QUIET_MS}", polling=20,
+                           timeout=60_000)
+    return drawn_seconds + max(0.0, page.evaluate("window.__lastChange") - now) / 1000
+
 
 def watcher_setting() -> str:
     """The file-watcher type both servers run with: both start in the project folder, so they read the same
@@ -326,6 +354,7 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
     started = time.perf_counter()
     with server_for(script) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        context.add_init_script(LAST_CHANGE_JS)
         page = context.new_page()
         runs = ScriptRuns(page)
         for name, (action, *args) in JOURNEY:
@@ -385,7 +414,7 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
                 page.goto(f"{url}/{args[0]}")
             runs.wait_done(page, since)
             page.wait_for_function(DRAWN_JS, polling="raf", timeout=120_000)  # checked every frame the browser draws
-            seconds = time.perf_counter() - since
+            seconds = seconds_to_settled(page, time.perf_counter() - since)
             if action == "chip" and (script.name == "app.py" or "start page" in name):  # the page follows the chip
                 # (the floor's step pages name no token: their figures are random arrays with fixed titles)
                 assert f"“{args[0]}”" in page.locator('[data-testid="stMain"]').inner_text() + page.evaluate(
