@@ -266,13 +266,13 @@ window.__lastChange = performance.now();
 new MutationObserver((mutations) => {
   for (const change of mutations) {
     const name = change.attributeName;
-    if (change.type === 'attributes' && (['tabindex', 'role', 'aria-label', 'data-scroll-focus'].includes(name) ||
+    if (change.type === 'attributes' && (SCROLL_FOCUS_ATTRIBUTES.includes(name) ||
         (name === 'class' && change.target.classList.contains('js-plotly-plot')))) continue;
     window.__lastChange = performance.now();
     return;
   }
 }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
-"""
+"""  # SCROLL_FOCUS_ATTRIBUTES: ui/page_style.py's, filled in by journey()
 QUIET_MS = 300  # no change for this long: the page has stopped changing
 
 
@@ -354,7 +354,10 @@ def journey(browser, script: Path) -> dict[str, tuple[float, int, float]]:
     started = time.perf_counter()
     with server_for(script) as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.add_init_script(LAST_CHANGE_JS)
+        from ui.page_style import SCROLL_FOCUS_ATTRIBUTES
+
+        context.add_init_script(LAST_CHANGE_JS.replace("SCROLL_FOCUS_ATTRIBUTES",
+                                                       json.dumps(list(SCROLL_FOCUS_ATTRIBUTES))))
         page = context.new_page()
         runs = ScriptRuns(page)
         for name, (action, *args) in JOURNEY:

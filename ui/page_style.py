@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 # The header stays: it holds the only button that opens the sidebar again (issue 41: without it a slide was a dead
@@ -103,6 +105,8 @@ BASE_CSS = """<style>
 # are measured before any is marked, so marking one does not force the next measurement to lay the page out again.
 # No "<" in the script: Streamlit's HTML sanitizer drops a script with markup-like text.
 SCROLL_FOCUS_QUIET_MS = 150
+# What the script sets on such a box (and takes off when it no longer scrolls).
+SCROLL_FOCUS_ATTRIBUTES = ("tabindex", "role", "aria-label", "data-scroll-focus")
 SCROLL_FOCUS_HTML = """<script>
 (() => {
   if (window.__scrollFocus) return;
@@ -123,7 +127,7 @@ SCROLL_FOCUS_HTML = """<script>
         box.setAttribute('role', 'region');
         box.dataset.scrollFocus = '1';
       } else if (!scrolls[i] && box.dataset.scrollFocus) {
-        ['tabindex', 'role', 'aria-label', 'data-scroll-focus'].forEach((name) => box.removeAttribute(name));
+        ATTRIBUTES.forEach((name) => box.removeAttribute(name));
       }
     });
     // Numbered in page order: each region's name is unique (axe-core's "landmark-unique").
@@ -143,7 +147,8 @@ SCROLL_FOCUS_HTML = """<script>
   window.addEventListener('resize', later);
   later();
 })();
-</script>""".replace("QUIET_MS", str(SCROLL_FOCUS_QUIET_MS))
+</script>""".replace("QUIET_MS", str(SCROLL_FOCUS_QUIET_MS)).replace(
+    "ATTRIBUTES", json.dumps(list(SCROLL_FOCUS_ATTRIBUTES)))
 
 
 def apply_teaching_layout(teaching: bool) -> None:
