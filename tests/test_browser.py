@@ -137,10 +137,12 @@ def test_boxes_that_scroll_are_measured_once_the_page_is_quiet_not_at_every_fram
     page.goto(f"{server}/step1_scores")
     wait_for_page(page)
     page.wait_for_timeout(SCROLL_FOCUS_QUIET_MS + 300)
-    scrolling = page.evaluate("() => [...document.querySelectorAll('.katex-display')].filter("
-                              "b => b.scrollWidth - b.clientWidth > 1).map(b => [b.tabIndex, b.getAttribute('aria-label')])")
+    scrolling = page.evaluate("() => [...document.querySelectorAll('.katex-display')]"
+                              ".filter(b => b.scrollWidth - b.clientWidth > 1)"
+                              ".map(b => [b.tabIndex, b.getAttribute('aria-label')])")
     assert scrolling, "no formula is wider than a phone's screen: the check has nothing to check"
     assert all(index == 0 and label.startswith("formula ") for index, label in scrolling)
+
 
 def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     hostile = '<img src=x onerror="alert(1)"><script>alert(2)</script> **b**'

@@ -284,7 +284,8 @@ INVENTORY_JS = """() => {
   const count = (selector) => main.querySelectorAll(selector).length;
   return {figures: count('.js-plotly-plot'),
           // a figure's subtitle (the sentence and the view) is measured and laid out apart from its title
-          subtitles: count('.js-plotly-plot .gtitle-subtitle'), formulas: count('.katex-display, [data-testid="stLatex"]'),
+          subtitles: count('.js-plotly-plot .gtitle-subtitle'),
+          formulas: count('.katex-display, [data-testid="stLatex"]'),
           paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
           headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]'),
           multiselects: count('[data-testid="stMultiSelect"]'),  // its own script, fetched on first use
@@ -298,8 +299,8 @@ INVENTORY_JS = """() => {
 @browser_only
 def test_the_floor_draws_what_the_app_draws(browser):
     """The benchmark's floor (bench/floor_app.py) is only a fair floor while each page has the app's figures
-    (with their subtitles) and about as much text, and the app's sidebar (its widgets, their tooltips, the head presets): a page that
-    gains a figure or a section must gain it in the floor too."""
+    (with their subtitles) and about as much text, and the app's sidebar (its widgets, their tooltips, the head
+    presets): a page that gains a figure or a section must gain it in the floor too."""
     import urllib.parse
 
     from devtools.browser import ROOT as PROJECT
