@@ -135,6 +135,23 @@ def weights(n_rows: int, n_cols: int | None = None) -> np.ndarray:
     return raw / raw.sum(axis=1, keepdims=True)
 
 
+# The app's default (learned) view hides [CLS] and [SEP] from the rows and folds them into one last column of each
+# matrix (ui/view.py: key_labels, score_keys, last_column); a list of every key of one row names them "(hidden)".
+HIDDEN = "[CLS] + [SEP]"
+
+
+def key_columns(tokens: list[str], kind: str = "weights") -> tuple[list[str], str]:
+    """A matrix's columns and what its last one holds, as the app's learned view draws them."""
+    if kind == "weights":
+        return [*tokens, HIDDEN], "[CLS] and [SEP] added up"
+    return [*tokens, "max([CLS], [SEP])"], "the larger [CLS]/[SEP] score"
+
+
+def every_key(tokens: list[str]) -> list[str]:
+    """Every key of one row, the hidden markers named (ui/view.py: base_key_labels)."""
+    return ["[CLS] (hidden)", *tokens, "[SEP] (hidden)"]
+
+
 def show(fig, name: str, key: str | None = None) -> None:
     figures.show(fig, name, S["teaching"], key=key)
 
@@ -227,10 +244,17 @@ def follow_the_selected_token():
     tokens = S["tokens"]
     st.markdown("A floor link to the walk-through below.")
     token_chips()
-    show(figures.matrix_heatmap(weights(len(tokens)), tokens, tokens, titled("Attention weights"), kind="weights",
-                                highlight_row=S["token"], teaching=S["teaching"]), "home")
-    show(figures.token_lines(weights(len(tokens)), tokens, tokens, titled("The same, as lines", short=True),
-                             selected=S["token"], teaching=S["teaching"]), "home_lines")
+    keys, last = key_columns(tokens)
+    # side by side as in the app (ui/start_page.py): a figure in a column is drawn once more
+    left, right = st.columns([3, 2]) if not S["teaching"] else (st.container(), st.container())
+    with left:
+        show(figures.matrix_heatmap(weights(len(tokens), len(keys)), tokens, keys, titled("Attention weights"),
+                                    kind="weights", highlight_row=S["token"], teaching=S["teaching"],
+                                    last_column=last), "home")
+    with right:
+        show(figures.token_lines(weights(len(tokens), len(keys)), tokens, keys,
+                                 titled("The same, as lines", short=True),
+                                 selected=S["token"], teaching=S["teaching"]), "home_lines")
     walkthrough()
 
 
@@ -262,11 +286,12 @@ def follow_the_selected_token_on_a_step(name: str, title: str, kind: str, extra)
     step_header()
     tokens = S["tokens"]
     n = len(tokens)
-    cols = None if kind == "vectors" else tokens
+    cols, last = (None, None) if kind == "vectors" else key_columns(tokens, kind)
     explained("A floor paragraph beside the matrix.",
-              figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else n), tokens, cols,
+              figures.matrix_heatmap(weights(n, D_HEAD if kind == "vectors" else len(cols)), tokens, cols,
                                      titled(FIGURE_TITLES[name]),
-                                     kind=kind, highlight_row=S["token"], teaching=S["teaching"]), name)
+                                     kind=kind, highlight_row=S["token"], teaching=S["teaching"],
+                                     last_column=last), name)
     if extra:
         extra(tokens)
     prose(**STEP_PROSE[name])
@@ -285,8 +310,9 @@ def step1_extra(tokens):
     for column, name in zip(st.columns(2), "QK"):  # Q and K side by side
         with column:
             show(vectors(tokens, name), f"step1_{name}", key=f"fig-{name}")
-    show(figures.query_meets_keys(rng.standard_normal((len(tokens), D_HEAD)), rng.standard_normal(len(tokens)),
-                                  tokens, tokens[S["token"]],
+    every = every_key(tokens)
+    show(figures.query_meets_keys(rng.standard_normal((len(every), D_HEAD)), rng.standard_normal(len(every)),
+                                  every, tokens[S["token"]],
                                   titled(f"q({tokens[S['token']]}) × each key", short=True),
                                   teaching=S["teaching"]), "step1_meets")
     with st.expander("The scores as a table, and the values V"):
@@ -295,25 +321,28 @@ def step1_extra(tokens):
 
 
 def step2_extra(tokens):
-    n = len(tokens)
-    show(figures.matrix_heatmap(rng.standard_normal((n, n)), tokens, tokens,
+    cols, last = key_columns(tokens, "signed")
+    show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(cols))), tokens, cols,
                                 titled("Step 1 · raw scores Q·Kᵀ", short=True), kind="signed",
-                                teaching=S["teaching"]), "step2_before", key="fig-before")  # steps 1 and 2 side by side
+                                teaching=S["teaching"], last_column=last),
+         "step2_before", key="fig-before")  # steps 1 and 2 side by side
     dims = [2, 4, 8, 16, 32, 64, 128, 384]
     show(figures.line_chart(dims, {"q·k": rng.random(8), "q·k / √d_k": rng.random(8)}, "spread", "d_k", "std"),
          "step2_spread")
-    show(figures.compare_bars({"without": weights(1, len(tokens))[0], "with": weights(1, len(tokens))[0]}, tokens,
+    keys, _ = key_columns(tokens)
+    show(figures.compare_bars({"without": weights(1, len(keys))[0], "with": weights(1, len(keys))[0]}, keys,
                               "saturation"), "step2_saturation")
 
 
 def step3_extra(tokens):
-    left, right = st.columns([3, 2])
-    with left:
-        show(figures.softmax_table(rng.random((len(tokens), 4)), tokens, ("s", "s - max", "e^", "/ sum"),
+    every, (keys, _) = every_key(tokens), key_columns(tokens)
+    left, right = st.columns([3, 2]) if not S["teaching"] else (st.container(), st.container())
+    with left:  # every key of the row, [CLS] and [SEP] included, as the app's table
+        show(figures.softmax_table(rng.random((len(every), 4)), every, ("s", "s - max", "e^", "/ sum"),
                                    f"Softmax of the row of “{tokens[S['token']]}”", teaching=S["teaching"],
-                                   highlight=S["token"]), "step3_row")
+                                   highlight=S["token"] + 1), "step3_row")
     right.markdown("A floor paragraph beside the table.")
-    show(figures.token_lines(weights(len(tokens)), tokens, tokens, titled("Step 3 · attention as lines"),
+    show(figures.token_lines(weights(len(tokens), len(keys)), tokens, keys, titled("Step 3 · attention as lines"),
                              selected=S["token"],
                              teaching=S["teaching"]), "step3_lines")
     with st.expander("Every row sums to 1 (computed)"):
@@ -321,10 +350,12 @@ def step3_extra(tokens):
 
 
 def step4_extra(tokens):
-    show(figures.matrix_heatmap(weights(len(tokens) + 1, D_HEAD), [*tokens, "sum"], None,
+    keys, _ = key_columns(tokens)  # one row per key, the hidden markers' column included, then the output
+    rows = [f"{share:.1%} × v({key})" for share, key in zip(weights(1, len(keys))[0], keys)] + ["= output"]
+    show(figures.matrix_heatmap(weights(len(rows), D_HEAD), rows, None,
                                 titled(f"Output of “{tokens[S['token']]}” as a weighted sum"),
                                 kind="vectors", teaching=S["teaching"], x_title="number (dimension)",
-                                y_title="weighted value", highlight_row=len(tokens)), "step4_sum")
+                                y_title="weighted value", highlight_row=len(keys)), "step4_sum")
     # The end of step 4: the attention before self-attention, drawn on the sentence's first words.
     show(figures.attention_history(tokens[1:7], f"Before and with self-attention · “{S['sentence']}” · a drawing",
                                    teaching=S["teaching"]),
@@ -502,7 +533,8 @@ def training_lab():
     columns = st.columns(2) if not teaching else (st.container(), st.container())
     for column, kind in zip(columns, ("soft", "saturated")):
         with column:  # the app's titles and axis titles (a narrow place wraps them)
-            show(figures.matrix_heatmap(rng.standard_normal((len(tokens), len(tokens))), tokens, tokens,
+            every = every_key(tokens)  # the app's Jacobians are over every key of the row, [CLS] and [SEP] too
+            show(figures.matrix_heatmap(rng.standard_normal((len(every), len(every))), every, every,
                                         f"Softmax Jacobian · {kind} row of “{tokens[0]}”, head {S['head']}"
                                         + (" without ÷√d_k" if kind == "saturated" else ""), kind="signed",
                                         teaching=teaching, x_title="score nudged (j)",

@@ -19,6 +19,8 @@ from devtools.browser import (PAGES, animated_chart, chromium, click_tick, show_
                               streamlit_server, wait_for_page)
 
 OUT = ROOT / "docs" / "gallery"
+# Pages whose top is only their inputs: shot from the heading of what they measure.
+SHOT_FROM = {"meaning": "Separation, layer by layer"}
 EMOJI_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
 
@@ -66,6 +68,10 @@ def main():
             for suffix, query in (("", ""), ("_teaching", "?teach=true")):
                 page.goto(f"{url}/{path}{query}")
                 wait_for_page(page, figures=name not in ("quiz", "glossary"))
+                if name in SHOT_FROM:
+                    heading = page.get_by_role("heading", name=SHOT_FROM[name]).first
+                    heading.evaluate("e => e.scrollIntoView({block: 'start'})")
+                    page.wait_for_timeout(500)
                 page.screenshot(path=str(OUT / f"{name}{suffix}.png"))
                 print("wrote", OUT / f"{name}{suffix}.png")
         page.set_viewport_size({"width": 1280, "height": 720})  # a 16:9 slide

@@ -285,6 +285,10 @@ INVENTORY_JS = """() => {
   return {figures: count('.js-plotly-plot'),
           // a figure's subtitle (the sentence and the view) is measured and laid out apart from its title
           subtitles: count('.js-plotly-plot .gtitle-subtitle'),
+          // a figure in a column is drawn once more than one on the page's full width (its width comes later)
+          in_columns: count('[data-testid="stColumn"] .js-plotly-plot'),
+          figure_texts: count('.js-plotly-plot svg text'),
+          figure_ticks: count('.js-plotly-plot .xtick, .js-plotly-plot .ytick'),
           formulas: count('.katex-display, [data-testid="stLatex"]'),
           paragraphs: count('[data-testid="stMarkdown"]'), expanders: count('[data-testid="stExpander"]'),
           headings: count('[data-testid="stHeading"]'), tables: count('[data-testid="stTable"]'),
@@ -299,8 +303,9 @@ INVENTORY_JS = """() => {
 @browser_only
 def test_the_floor_draws_what_the_app_draws(browser):
     """The benchmark's floor (bench/floor_app.py) is only a fair floor while each page has the app's figures
-    (with their subtitles) and about as much text, and the app's sidebar (its widgets, their tooltips, the head
-    presets): a page that gains a figure or a section must gain it in the floor too."""
+    (with their subtitles, in the same columns, about as large) and about as much text, and the app's sidebar
+    (its widgets, their tooltips, the head presets): a page that gains a figure or a section must gain it in the
+    floor too."""
     import urllib.parse
 
     from devtools.browser import ROOT as PROJECT
@@ -315,8 +320,12 @@ def test_the_floor_draws_what_the_app_draws(browser):
                 inventories.setdefault(name, []).append(page.evaluate(INVENTORY_JS))
             page.close()
     for name, (app, floor) in inventories.items():
-        for kind in ("figures", "subtitles", "multiselects"):
+        for kind in ("figures", "subtitles", "in_columns", "multiselects"):
             assert floor[kind] == app[kind], (name, kind, app, floor)
         assert floor["sidebar"] == app["sidebar"], (name, app["sidebar"], floor["sidebar"])
         for kind, slack in (("formulas", 1), ("expanders", 1), ("headings", 1), ("tables", 1), ("paragraphs", 4)):
             assert abs(floor[kind] - app[kind]) <= slack, (name, kind, app, floor)
+        # The figures' sizes: as many labels, cells and ticks (the app's learned view folds [CLS] and [SEP] into a
+        # last column and lists them in a row's table; a floor without them drew 18% fewer texts on step 3).
+        for kind in ("figure_texts", "figure_ticks"):
+            assert abs(floor[kind] - app[kind]) <= 0.1 * app[kind], (name, kind, app, floor)
