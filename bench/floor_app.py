@@ -432,7 +432,7 @@ def meaning():
 
 
 def multihead():
-    st.title("Multi-head attention: 12 heads look in 12 ways")
+    st.title("Multi-head attention: 12 heads side by side")
     layer = st.selectbox("Layer", range(N_LAYERS), index=S["layer"], key="mh_layer")
     tokens = ["[CLS]", *S["tokens"], "[SEP]"] if S["tokens"][0] != "[CLS]" else S["tokens"]
     n = len(tokens)

@@ -339,12 +339,12 @@ def separation_story(result: Measurement, quote: Callable[[str], str]) -> str:
                     "word stands at different places in the sentences (the embeddings add a position). ")
     said += (f"{stage(grown).capitalize()} it is {signed(seps[grown])}"
              + (f", and {stage(last)} {signed(seps[last])}" if last != grown else "")
-             + (f" (the largest, {signed(seps[top])}, {stage(top)})" if top not in (grown, last) else "") + ": "
-             "**the same word now points more alike in sentences with the same meaning.** ")
+             + (f"; it is largest {stage(top)}, {signed(seps[top])}" if top not in (grown, last) else "") + ": "
+             "**the same word now points in more similar directions in sentences with the same meaning.** ")
     low, high = out[1:].min(), out[1:].max()
     if high - out[0] < SEPARATES:
         said += (f"With attention knocked out it stays between {signed(low)} and {signed(high)}: without attention "
-                 "no layer lets the word see its sentence, so nothing else in the model makes the meanings apart.")
+                 "no layer lets the word see its sentence, so nothing else in the model pulls the meanings apart.")
     else:
         said += (f"With attention knocked out it still reaches {signed(high)} (the model: {signed(seps[top])}): "
                  "that part comes without attention, from what each token is by itself and where it stands, not "

@@ -10,7 +10,7 @@ from ui.model import load_analysis
 from ui.settings import settings
 from ui.text import layer_name, md, pct, plain_small, shorten
 
-st.title("Multi-head attention: 12 heads look in 12 ways")
+st.title("Multi-head attention: 12 heads side by side")
 s = settings()
 model, analysis = load_analysis(s)
 teaching = s.teaching

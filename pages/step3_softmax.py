@@ -13,13 +13,19 @@ def follow_the_selected_token(view):
     tokens, keys, i = view.labels, view.key_labels, view.token
     teaching = view.settings.teaching
     weights = view.weights  # the model's own rows in learned mode; hidden tokens folded into one column
+    # The cells print two decimals: a row of them can read 0.99 or 1.01, which the sentence must not leave unsaid.
+    printed = np.round(weights, 2).sum(axis=1)
+    worst = int(np.argmax(np.abs(printed - 1)))
+    rounding = (f" The cells are rounded to two decimals, so a row's printed numbers can add up to "
+                f"{printed[worst]:.2f} (the row of {quote(tokens[worst])}); the weights themselves add up to 1."
+                if figures.values_fit(len(tokens), len(keys), teaching) and abs(printed[worst] - 1) > 0.005 else "")
 
     explained_matrix(
         view,
         "Scaled scores can be any number, positive or negative. **Softmax** works row by row: it raises e to "
         "each score (so every value becomes positive, and bigger scores grow much faster) and divides by the "
         "row's total. Each weight is then between 0 and 1 and **every row adds up to 1** — a share of attention "
-        "that the row's token gives to each token.",
+        "that the row's token gives to each token." + rounding,
         (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
          r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
         figures.matrix_heatmap(weights, tokens, keys,

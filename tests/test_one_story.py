@@ -238,3 +238,22 @@ def test_the_pronoun_verdict_is_the_numbers_under_it():
     counted = re.search(r"Of the (\d+) heads that do look at the two words, (\d+) prefer “dog”", text)
     assert counted and int(counted.group(1)) == looking.sum() and int(counted.group(2)) == (shares[looking] > 0.5).sum()
     assert "worse than chance" not in text  # the issue's contradiction: 2 of 8 is the chance row itself
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_step3_says_when_a_rows_printed_cells_do_not_add_up_to_one(name):
+    """"Every row adds up to 1" beside cells that read 0.99: the page names the row whose two-decimal cells are
+    furthest from 1.00 and what they add up to, and says nothing when every printed row reads 1.00 or the cells
+    print no numbers (14 tokens)."""
+    at = run("pages/step3_softmax.py", **VIEWS[name])
+    spec = figures_of(at)["Step 3 · attention weights"]
+    weights, rows, _keys = heatmap(spec)
+    printed = np.round(weights, 2).sum(1)
+    said = re.search(r"can add up to (\d\.\d\d) \(the row of “([^”]*)”\)", "\n".join(text_of(at)))
+    drawn = spec["data"][0].get("texttemplate") == "%{z:.2f}"  # cells too small for numbers print none
+    if not drawn or np.all(np.abs(printed - 1) < 0.005):
+        assert said is None, said.group(0)
+        return
+    worst = int(np.argmax(np.abs(printed - 1)))
+    assert said, (name, printed)
+    assert float(said.group(1)) == pytest.approx(printed[worst]) and label(said.group(2)) == rows[worst]

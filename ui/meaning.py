@@ -115,7 +115,7 @@ def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) 
         "before any attention. A word cut into several pieces: the mean of its pieces.\n"
         f"- **Separation** = the mean cosine similarity of the vectors of {word} over pairs of sentences with the same "
         "meaning − the mean over pairs with different meanings. 0: the meanings are not apart; above 0: the word "
-        "points more alike within a meaning than across.\n"
+        "points in more similar directions within a meaning than across.\n"
         "- **Nearest-neighbour accuracy**: leave each sentence out, find the most similar of the others (cosine), "
         "and count how often it has the same meaning (when several are equally similar, each counts for its "
         "share). **Chance** is what a random other sentence would score.\n"
