@@ -194,7 +194,7 @@ def token_chips() -> None:
 def walkthrough() -> None:
     """The app's “Play the four steps” (ui/walkthrough.py's figure, its frames from random q, K, V), drawn once
     asked for as in the app, its text, download and expander."""
-    tokens = [*S["tokens"], "[CLS] + [SEP]"] if S["tokens"][0] != "[CLS]" else S["tokens"]
+    tokens = [*S["tokens"], HIDDEN] if S["tokens"][0] != "[CLS]" else S["tokens"]
     n, i = len(tokens), S["token"]
     st.header(f"▶ Play the four steps for “{tokens[i]}”")
     if st.session_state.get("walkthrough_shown"):
@@ -489,7 +489,7 @@ def compare():
     st.selectbox("Word to follow (it is in both sentences)", ["bank"], key="compare_word")
     for column, sentence in zip(st.columns(2), (first, second)):
         tokens = words(sentence)
-        keys = [*tokens, "[CLS] + [SEP]"]  # the app folds the hidden markers into one column
+        keys, _ = key_columns(tokens)  # the app folds the hidden markers into one column
         row = tokens.index("bank") if "bank" in tokens else 0
         with column:
             show(figures.matrix_heatmap(weights(len(tokens), len(keys)), tokens, keys,

@@ -348,7 +348,8 @@ def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str
             "meaning_heads", g_all, f"How does attention help the model tell the two meanings of {word} apart?",
             None, None,
             f"Attention lets the word's vector take in its neighbours ({a} words or {b} words), so after layer "
-            f"{layer} the same word points in more similar directions within a meaning: separation {me.signed(seps[0])} → "
+            f"{layer} the same word points in more similar directions within a meaning: separation "
+            f"{me.signed(seps[0])} → "
             f"{me.signed(seps[result.growth_layer])}. Knocking out head {head} of {layer_name(layer)} alone lowers it by "
             f"{result.head_costs[head]:.3f}, the most of any head there.", MEANING))
     return questions
