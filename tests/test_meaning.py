@@ -1,6 +1,9 @@
-"""The meaning page (issue 38): separation and nearest-neighbour accuracy by layer, held equal to an independent
-computation from the PyTorch model's hidden states; the knockout held equal to the PyTorch model with its attention
-weights forced to the identity; the prose's numbers equal to the drawn ones; the link; bad input."""
+"""The meaning page (issues 38, 51): separation, the same- and different-meaning means and nearest-neighbour
+accuracy by layer, held equal to an independent computation from the PyTorch model's hidden states; the self-only
+control held equal to the PyTorch model with its attention weights forced to the identity; a head's mean-ablation
+held equal to the PyTorch model with that head's output replaced by its mean; each fact the page states (the
+embedding differs by position, which way the means move, the control, the heads' spread) computed from the model;
+the prose's numbers equal to the drawn ones; the link; bad input."""
 
 import itertools
 import json
@@ -16,6 +19,7 @@ from test_one_story import decode
 
 PAGE = "pages/meaning.py"
 TWO_WORDS = ["bank", "bat"]
+
 
 
 # --- an independent computation on the PyTorch model -------------------------------------------------
@@ -102,7 +106,7 @@ def test_separation_and_accuracy_equal_pytorch(word, measured, torch_model):
 
 
 @pytest.mark.parametrize("word", TWO_WORDS)
-def test_knockout_equals_pytorch_with_identity_weights(word, measured, torch_model, monkeypatch):
+def test_self_only_control_equals_pytorch_with_identity_weights(word, measured, torch_model, monkeypatch):
     from transformers.models.bert import modeling_bert
 
     result, word_set = measured[word], me.BUILT_IN[word]
@@ -111,18 +115,52 @@ def test_knockout_equals_pytorch_with_identity_weights(word, measured, torch_mod
     separation, accuracy = reference_numbers(torch_word_vectors(torch_model, word, sentences), result.meaning)
     assert np.abs(result.separation_knocked_out - separation).max() <= 1e-4
     assert np.abs(result.accuracy_knocked_out - accuracy).max() <= 1e-4
-    # One head of the layer where separation first grows, alone (the page's head costs).
-    block = result.growth_layer - 1
-    head = result.costliest_heads()[0]
+
+
+def head_output_attention(block, replace=None, record=None):
+    """An eager attention function that records each head's output at layer `block` (record: a list), or replaces
+    head h's output there by replace[h] at every token (replace: {head: [d_head] vector})."""
+    import torch
+    from transformers.models.bert import modeling_bert
+
+    original = ORIGINAL_ATTENTION.setdefault("eager", modeling_bert.eager_attention_forward)
+
+    def forward(module, query, key, value, attention_mask, scaling=None, dropout=0.0, **kwargs):
+        _, weights = original(module, query, key, value, attention_mask, scaling, dropout, **kwargs)
+        out = torch.matmul(weights, value)                    # [1, n_heads, n, d_head]
+        if module.layer_idx == block:
+            if record is not None:
+                record.append(out[0].numpy().astype(np.float64))
+            for head, vector in (replace or {}).items():
+                out[:, head] = torch.as_tensor(vector, dtype=out.dtype)
+        return out.transpose(1, 2).contiguous(), weights
+
+    return forward
+
+
+@pytest.mark.parametrize("word", TWO_WORDS)
+def test_mean_ablation_equals_pytorch(word, measured, torch_model, monkeypatch):
+    """The largest drop: head h of the layer where separation first grows, its output at every token replaced by
+    its mean over every token of every sentence, computed here from PyTorch's own head outputs."""
+    from transformers.models.bert import modeling_bert
+
+    result, word_set = measured[word], me.BUILT_IN[word]
+    sentences = word_set.meaning_a + word_set.meaning_b
+    block, head = result.growth_layer - 1, result.costliest_heads()[0]
+    outputs = []
+    monkeypatch.setattr(modeling_bert, "eager_attention_forward", head_output_attention(block, record=outputs))
+    torch_word_vectors(torch_model, word, sentences)
+    mean = np.concatenate(outputs, axis=1).mean(axis=1)       # [n_heads, d_head]
     monkeypatch.setattr(modeling_bert, "eager_attention_forward",
-                        identity_attention(lambda layer: [head] if layer == block else []))
+                        head_output_attention(block, replace={head: mean[head]}))
     separation, _ = reference_numbers(torch_word_vectors(torch_model, word, sentences), result.meaning)
-    assert abs(result.head_separation[head] - separation[result.growth_layer]) <= 1e-4
     grown = result.growth_layer
+    assert abs(result.head_separation[head] - separation[grown]) <= 1e-4
     assert abs(result.head_costs[head] - (result.separation[grown] - separation[grown])) <= 1e-4
+    assert result.head_costs[head] > 0.005  # a drop the test can tell from float noise
 
 
-def test_knocked_out_word_is_the_same_vector_in_two_sentences_at_one_position(model):
+def test_self_only_word_is_the_same_vector_in_two_sentences_at_one_position(model):
     first, second = "The bank was closed on Sunday.", "The bank of the river flooded."
     everything = np.ones((model.n_layers, model.n_heads), dtype=bool)
     position = model.tokenize(first).index("bank")
@@ -147,6 +185,89 @@ def test_definitions_on_small_cases():
     assert me.chance_accuracy(5, 5) == pytest.approx(4 / 9)
     assert me.first_growth(np.array([0.0, 0.005, 0.015, 0.03])) == 2
     assert me.first_growth(np.array([0.0, 0.005, 0.012, 0.015])) is None  # never 0.02 above: no separation
+
+
+# --- the facts the page states, each computed from the model -----------------------------------------
+
+def independent_direction(start, end):
+    change = end - start
+    return "rises" if change >= me.STEADY else "falls" if change <= -me.STEADY else "holds"
+
+
+@pytest.mark.parametrize("word", TWO_WORDS)
+def test_embedding_differs_by_position(word, measured, torch_model):
+    """Claim 2 of issue 51: before any attention the word is NOT one vector whatever the sentence: the embedding
+    adds the position, so the cosines are below 1 except where the word stands at the same place."""
+    result, word_set = measured[word], me.BUILT_IN[word]
+    sentences = word_set.meaning_a + word_set.meaning_b
+    embedding = torch_word_vectors(torch_model, word, sentences)[0]
+    unit = embedding / np.linalg.norm(embedding, axis=1, keepdims=True)
+    cosines = unit @ unit.T
+    places = [torch_model[0](s)["input_ids"].index(torch_model[0].convert_tokens_to_ids(word)) for s in sentences]
+    pairs = list(itertools.combinations(range(len(sentences)), 2))
+    assert min(cosines[i, j] for i, j in pairs) < 0.99
+    for i, j in pairs:
+        assert (cosines[i, j] > 1 - 1e-5) == (places[i] == places[j])
+    fact = me.facts(result)
+    assert fact.embeddings_differ and fact.identical_only_at_same_place
+    assert fact.embedding_low == pytest.approx(min(cosines[i, j] for i, j in pairs), abs=1e-4)
+    assert fact.same_place_pairs == sum(places[i] == places[j] for i, j in pairs)
+
+
+@pytest.mark.parametrize("word", TWO_WORDS)
+def test_which_way_the_means_move_is_the_models(word, measured, torch_model):
+    """Claim 3 of issue 51: the same-meaning mean cosine's direction and the different-meaning one's, from the
+    embedding to the last layer, as the PyTorch model's hidden states give them."""
+    result, word_set = measured[word], me.BUILT_IN[word]
+    vectors = torch_word_vectors(torch_model, word, word_set.meaning_a + word_set.meaning_b)
+    same, different = [], []
+    for layer in (vectors[0], vectors[-1]):
+        unit = layer / np.linalg.norm(layer, axis=1, keepdims=True)
+        pairs = list(itertools.combinations(range(len(unit)), 2))
+        same.append(np.mean([unit[i] @ unit[j] for i, j in pairs if result.meaning[i] == result.meaning[j]]))
+        different.append(np.mean([unit[i] @ unit[j] for i, j in pairs if result.meaning[i] != result.meaning[j]]))
+    fact = me.facts(result)
+    assert (fact.same.start, fact.same.end) == pytest.approx((same[0], same[1]), abs=1e-4)
+    assert (fact.different.start, fact.different.end) == pytest.approx((different[0], different[1]), abs=1e-4)
+    assert fact.same.direction == independent_direction(*same)
+    assert fact.different.direction == independent_direction(*different)
+    assert fact.different_changes_less == (different[1] - different[0] < same[1] - same[0])
+
+
+def made_up(same_end: float, different_end: float, start: float = 0.97) -> me.Measurement:
+    """A measurement of 4 sentences (2 per meaning) whose same- and different-meaning means go from start to the
+    given ends, every layer between them on the straight line."""
+    meaning = np.array([0, 0, 1, 1])
+    layers = []
+    for t in np.linspace(0, 1, 7):
+        same, different = start + t * (same_end - start), start + t * (different_end - start)
+        layers.append(np.where(meaning[:, None] == meaning[None, :], same, different) + np.eye(4) * (1 - same))
+    similarity = np.stack(layers)
+    seps = np.array([me.separation(m, meaning) for m in similarity])
+    flat = np.zeros(7)
+    return me.Measurement(word="w", sentences=["a w", "b w", "c w", "d w"], meaning=meaning, numbers=[1, 2, 1, 2],
+                          missing=[], repeated=[], split=False, pieces=["w"], similarity=similarity,
+                          similarity_knocked_out=similarity[:1].repeat(7, axis=0), separation=seps,
+                          separation_knocked_out=flat, accuracy=np.ones(7), accuracy_knocked_out=flat,
+                          chance=1 / 3, growth_layer=me.first_growth(seps), first_token=[2, 2, 2, 2])
+
+
+@pytest.mark.parametrize("same_end, different_end", [(0.85, 0.75), (0.99, 0.80), (0.97, 0.80), (0.90, 0.95)])
+def test_the_story_says_the_direction_the_numbers_have(same_end, different_end):
+    from ui.meaning import COLOUR_CHANGE, matrix_story
+
+    result = made_up(same_end, different_end)
+    fact = me.facts(result)
+    said = me.separation_story(result, fact, lambda t: f"“{t}”")
+    for trend in (fact.same, fact.different):
+        assert f"{me.cosine(trend.start)} → {me.cosine(trend.end)}" in said
+    directions = {fact.same.direction, fact.different.direction}
+    for direction, verb in me.VERB.items():
+        assert (verb in said) == (direction in directions), (direction, said)
+    assert ("come apart" in said) == (result.growth_layer is not None)
+    matrix = matrix_story(result, fact, ("A", "B"))
+    for direction, colour in COLOUR_CHANGE.items():
+        assert (colour in matrix) == (direction in directions), (direction, matrix)
 
 
 # --- the page ---------------------------------------------------------------------------------------
@@ -181,13 +302,19 @@ def open_page(**params):
     return at
 
 
+MEANS, SEPARATION = "Mean cosine within and across the meanings", "Separation, and the self-only control"
+
+
 def check_story(at):
     figs = page_figures(at)
-    separation = figs["Separation of the two meanings by layer"]
-    drawn_separations = {me.signed(v) for y in ys(separation) for v in y}
-    story = next(t for t in texts(at) if "before any attention, the separation" in t)
-    printed = NUMBER.findall(story)
-    assert printed and all(n in drawn_separations for n in printed), (printed, drawn_separations)
+    drawn_separations = {me.signed(v) for y in ys(figs[SEPARATION]) for v in y}
+    model, control = ys(figs[SEPARATION])
+    drawn_separations.add(me.signed(model[-1] - control[-1]))  # the model's lead over the control at the end
+    drawn_means = {me.cosine(v) for y in ys(figs[MEANS]) for v in y}
+    stories = [t for t in texts(at) if "From the embedding to" in t or t.startswith("The control")]
+    assert len(stories) == 2
+    printed = [n for story in stories for n in NUMBER.findall(story)]
+    assert printed and all(n in drawn_separations | drawn_means for n in printed), (printed, drawn_separations)
     accuracy = figs["Nearest-neighbour accuracy by layer"]
     drawn_shares = {me.share(v) for y in ys(accuracy) for v in y}
     story = next(t for t in texts(at) if t.startswith("Nearest neighbour:"))
@@ -195,20 +322,16 @@ def check_story(at):
     assert shares and all(n in drawn_shares for n in shares), (shares, drawn_shares)
     heads = [t for t in texts(at) if t.startswith("Separation first grows")]
     if heads:
-        costs = ys(next(spec for title, spec in figs.items() if title.startswith("Separation lost")))[0]
-        named = re.findall(r"head (\d+): ([+−-]?\d\.\d{3}) → ([+−-]?\d\.\d{3}) \(costs (\d\.\d{3})\)", heads[0])
+        drops = ys(next(spec for title, spec in figs.items() if title.startswith("Drop in separation")))[0]
+        named = re.findall(r"head (\d+) lowers it by (\d\.\d{3}) \(to ([+−-]?\d\.\d{3})\)", heads[0])
         assert named
-        grew = re.search(r"from ([+−-]?\d\.\d{3}) to ([+−-]?\d\.\d{3})", heads[0])
-        assert grew.group(1) in drawn_separations and grew.group(2) in drawn_separations
-        for head, before, after, cost in named:
-            assert before in drawn_separations and f"{costs[int(head)]:.3f}" == cost
-            number = lambda text: float(text.replace("−", "-"))  # noqa: E731
-            assert abs(number(before) - number(after) - float(cost)) <= 0.0015
+        for head, drop, _ in named:
+            assert f"{drops[int(head)]:.3f}" == drop
     return figs
 
 
 @pytest.mark.parametrize("word", list(me.BUILT_IN))
-def test_every_number_in_the_prose_is_drawn(word):
+def test_every_number_in_the_prose_is_drawn_and_the_facts_are_stated(word, measured):
     word_set = me.BUILT_IN[word]
     at = open_page(word=word, meaning_a="\n".join(word_set.meaning_a), meaning_b="\n".join(word_set.meaning_b))
     assert not at.exception
@@ -216,20 +339,35 @@ def test_every_number_in_the_prose_is_drawn(word):
     assert "How alike the word is in each pair of sentences" in figs
     frames = figs["How alike the word is in each pair of sentences"]["frames"]
     assert len(frames) == 7
+    # The page states the facts of this word set's measurement, each from the model (the tests above).
+    result = measured[word]
+    fact, quote = me.facts(result), (lambda t: f"“{t}”")
+    page = texts(at)
+    for story in (me.embedding_story(result, fact, quote), me.separation_story(result, fact, quote),
+                  me.control_story(result, fact, quote)):
+        assert story in page
+    same, different = result.means()
+    drawn = ys(figs[MEANS])
+    assert np.abs(drawn[0] - same).max() <= 1e-6 and np.abs(drawn[1] - different).max() <= 1e-6
+    # The heads: one bar per built-in word at this layer, each that word's own drops.
+    bars = next(spec for title, spec in figs.items() if title.startswith("Drop in separation"))
+    assert [trace["name"] for trace in bars["data"]] == [word] + [w for w in me.BUILT_IN if w != word]
+    assert np.abs(decode(bars["data"][0]["y"]) - result.head_costs).max() <= 1e-6
 
 
-def test_no_separation_branch_and_a_missing_word_named():
+def test_no_separation_branch_and_a_missing_word_named(model):
     # One meaning in both groups (money), and one sentence without the word: no separation, said so; the
     # sentence is named.
-    at = open_page(word="bank", meaning_a="I paid at the bank.\nThe bank closed at noon.\nMy bank sent a letter.\n"
-                                          "We walked to the park.",
-                   meaning_b="He works at a bank.\nThe bank lends money.\nA bank manager called.")
+    group_a = ["I paid at the bank.", "The bank closed at noon.", "My bank sent a letter.", "We walked to the park."]
+    group_b = ["He works at a bank.", "The bank lends money.", "A bank manager called."]
+    at = open_page(word="bank", meaning_a="\n".join(group_a), meaning_b="\n".join(group_b))
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
     assert "sentence 4" in warnings and "We walked to the park" in warnings
-    story = " ".join(texts(at))
-    assert "do not show the two meanings coming apart" in story
-    assert "no separation for a head to carry" in story
+    result = me.measure(model, "bank", group_a, group_b)
+    assert result.growth_layer is None and result.head_costs is None   # the fact: these do not separate
+    assert me.separation_story(result, me.facts(result), lambda t: f"“{t}”") in texts(at)
+    assert not any(title.startswith("Drop in separation") for title in page_figures(at))
     check_story(at)
 
 
@@ -297,30 +435,41 @@ def test_a_link_holds_only_what_was_changed():
 
 
 def test_quiz_questions_are_built_from_the_measured_numbers(measured):
-    from lessons.questions import MEANING, meaning_questions
+    from lessons.questions import MEANING, MEANING_BEFORE_OPTIONS, MEANING_CONTROL_OPTIONS, meaning_questions
 
     result = measured["bank"]
     questions = {q.key: q for q in meaning_questions(result, ("river", "money"), lambda t: f"“{t}”")}
-    assert set(questions) == {"meaning_before", "meaning_knocked_out", "meaning_heads"}
-    assert questions["meaning_before"].right_option.startswith("Almost the same")
-    assert questions["meaning_knocked_out"].right_option.startswith("It stays near 0")
-    assert me.signed(result.separation[-1]) in questions["meaning_before"].explanation
-    assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_knocked_out"].explanation
+    assert set(questions) == {"meaning_before", "meaning_self_only", "meaning_heads"}
+    # Claim 2 of issue 51: the embeddings differ (cosines below 1, test_embedding_differs_by_position) but stay
+    # very alike: the right option is the one that says so and names position, never "one vector".
+    fact = me.facts(result)
+    assert fact.embeddings_differ and fact.embedding_low >= 0.8
+    assert questions["meaning_before"].right_option == MEANING_BEFORE_OPTIONS[0]
+    assert me.cosine(fact.embedding_low) in questions["meaning_before"].explanation
+    # The control reaches far less separation than the model, measured.
+    control = fact.control_high - result.separation_knocked_out[0]
+    model = result.separation.max() - result.separation[0]
+    assert control < 0.5 * model
+    assert questions["meaning_self_only"].right_option == MEANING_CONTROL_OPTIONS[0]
+    assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_self_only"].explanation
     head = result.costliest_heads()[0]
     assert f"head {head} of {layer_name(result.growth_layer - 1)}" in questions["meaning_heads"].explanation
     assert all(q.page == MEANING for q in questions.values())
     at = run_app("pages/quiz.py")
     assert not at.exception
-    assert any("how alike is the vector of “bank”" in m.value for m in at.markdown)
+    assert any(questions["meaning_before"].text in m.value for m in at.markdown)
 
 
 def meaning_figures_of(result, teaching):
     from ui.figures import meaning as fm
 
     labels = [f"<b>s{i}</b>" for i in range(len(result.sentences))]
-    return {"separation": fm.separation_chart(result.separation, result.separation_knocked_out, "t", teaching),
+    same, different = result.means()
+    return {"means": fm.means_chart(same, different, "t", teaching),
+            "separation": fm.separation_chart(result.separation, result.separation_knocked_out, "t", teaching),
             "accuracy": fm.accuracy_chart(result.accuracy, result.accuracy_knocked_out, result.chance, "t", teaching),
-            "heads": fm.head_cost_bars(result.head_costs, 0, "t", teaching, marked=[1]),
+            "heads": fm.head_drop_bars({"<b>w</b>": result.head_costs, "v": result.head_costs / 2}, 0, "t",
+                                       teaching),
             "similarity": fm.similarity_frames(result.similarity, labels, "t", teaching, split=result.n_a)}
 
 

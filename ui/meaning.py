@@ -15,6 +15,7 @@ from serving import shared
 from . import figures
 from .figures import meaning as meaning_figures
 from .figures.animation import offline_html
+from .page import figure_pair
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
 from .text import layer_head_name, layer_name, md, quote, shorten, slug
 
@@ -74,12 +75,7 @@ def measured(model, word: str, group_a: list[str], group_b: list[str]) -> me.Mea
 
     try:
         result = shared.meaning_measurement(model, word, group_a, group_b, progress)
-    except me.WordSetError as error:
-        if bar is not None:
-            bar.empty()
-        st.info(md(str(error)))
-        st.stop()
-    except ModelLoadError as error:
+    except (me.WordSetError, ModelLoadError) as error:
         if bar is not None:
             bar.empty()
         st.info(md(str(error)))
@@ -111,17 +107,23 @@ def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) 
     word = quote(result.word)
     body = (
         f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of "
-        "that layer (layers 0 to 5, as the sidebar counts them); **embeddings** is the embedding layer's output, "
-        "before any attention. A word cut into several pieces: the mean of its pieces.\n"
-        f"- **Separation** = the mean cosine similarity of the vectors of {word} over pairs of sentences with the same "
-        "meaning − the mean over pairs with different meanings. 0: the meanings are not apart; above 0: the word "
-        "points in more similar directions within a meaning than across.\n"
+        "that layer (layers 0 to 5, as the sidebar counts them). A word cut into several pieces: the mean of its "
+        "pieces.\n"
+        "- **The embedding**: the word's vector before any attention, the embedding layer's output. It is the "
+        "word's own entry plus an entry for its **position** (where it stands in the sentence), so the same word at "
+        "another place already has a slightly different vector.\n"
+        f"- **Same-meaning mean** and **different-meaning mean**: the mean cosine similarity of the vectors of {word} "
+        "over pairs of sentences with the same meaning, and over pairs with different meanings (1: the same "
+        "direction). **Separation** = the first − the second: above 0, the word is more alike within a meaning "
+        "than across.\n"
         "- **Nearest-neighbour accuracy**: leave each sentence out, find the most similar of the others (cosine), "
         "and count how often it has the same meaning (when several are equally similar, each counts for its "
         "share). **Chance** is what a random other sentence would score.\n"
-        "- **Attention knocked out**: in every layer each token's attention weights become 1 on itself and 0 "
-        "elsewhere (its attention output is its own value); everything else in the model stays the same. Then "
-        "no word can take anything from another."
+        "- **The control, self-only attention**: in every layer every head gives each token weight 1 on itself "
+        "and 0 elsewhere; everything else in the model stays the same. No token takes anything from another, so "
+        "the word's vector depends only on the word and its position: the control shows what those alone give.\n"
+        "- **Mean-ablating a head**: its output at every token is replaced by its average over every token of "
+        "these sentences, so it passes on nothing about any one token; the other heads keep working."
     )
     if teaching:
         with st.expander("How each number is defined"):
@@ -145,23 +147,49 @@ def sentence_labels(result: me.Measurement, names: tuple[str, str]) -> list[str]
     return [f"{names[g]} {n}" for g, n in zip(result.meaning, result.numbers)]
 
 
-def separation_section(result: me.Measurement, teaching: bool):
-    st.header("Separation, layer by layer")
-    fig = meaning_figures.separation_chart(
-        result.separation, result.separation_knocked_out,
-        _title("Separation of the two meanings by layer", result.word), teaching)
-    figures.show(fig, _filename("separation", result.word), teaching, key="meaning-separation")
-    st.markdown(me.separation_story(result, quote))
-    return fig
+def separation_section(result: me.Measurement, fact: me.Facts, teaching: bool):
+    st.header("Layer by layer")
+    st.markdown(me.embedding_story(result, fact, quote))
+    same, different = result.means()
+    left, right = figure_pair(teaching, 7)
+    with left:
+        means = meaning_figures.means_chart(same, different, _title("Mean cosine within and across the meanings",
+                                                                    result.word), teaching)
+        figures.show(means, _filename("means", result.word), teaching, key="meaning-means")
+    with right:
+        fig = meaning_figures.separation_chart(result.separation, result.separation_knocked_out,
+                                               _title("Separation, and the self-only control", result.word),
+                                               teaching)
+        figures.show(fig, _filename("separation", result.word), teaching, key="meaning-separation")
+    st.markdown(me.separation_story(result, fact, quote))
+    st.markdown(me.control_story(result, fact, quote))
+    return means, fig
 
 
-def matrix_section(result: me.Measurement, names: tuple[str, str], teaching: bool):
+# How a cell's colour changes when its cosine moves so (the matrix's scale: low cosines dark, high ones yellow).
+COLOUR_CHANGE = {"falls": "darker", "rises": "brighter", "holds": "about the same colour"}
+
+
+def matrix_story(result: me.Measurement, fact: me.Facts, names: tuple[str, str]) -> str:
+    """What the animated matrix shows under its one colour scale, from the same numbers as the means chart."""
+    low, high = meaning_figures.similarity_range(result.similarity)
+    same, different = fact.same, fact.different
+    said = (f"Each cell is the cosine similarity of the vectors of {quote(result.word)} in two sentences. The first "
+            f"{result.n_a} rows and columns are {md(names[0])}, the last {result.n_b} {md(names[1])}. One colour "
+            f"scale serves every layer, from {me.cosine(low)} (dark purple) to {me.cosine(high)} (yellow), so a "
+            "colour means the same cosine in every frame. Press **▶ Play** or drag the slider: from the embedding "
+            f"to the last layer the cells within a meaning turn {COLOUR_CHANGE[same.direction]} (mean "
+            f"{me.cosine(same.start)} → {me.cosine(same.end)}) and the cells across the meanings turn "
+            f"{COLOUR_CHANGE[different.direction]} ({me.cosine(different.start)} → {me.cosine(different.end)})")
+    if same.direction == different.direction == "falls" and fact.different_changes_less:
+        said += ", the ones across more"
+    return said + "."
+
+
+def matrix_section(result: me.Measurement, fact: me.Facts, names: tuple[str, str], teaching: bool):
     st.header("Sentence by sentence")
     if not teaching:
-        st.markdown(f"Each cell is the cosine similarity of the vectors of {quote(result.word)} in two sentences "
-                    f"(1 = the same direction). The first {result.n_a} rows and columns are {md(names[0])}, the "
-                    f"last {result.n_b} {md(names[1])}. Press **▶ Play** or drag the slider: when the meanings come "
-                    "apart, two brighter blocks appear on the diagonal, layer by layer.")
+        st.markdown(matrix_story(result, fact, names))
     labels = sentence_labels(result, names)
     fig = meaning_figures.similarity_frames(result.similarity, labels,
                                             _title("How alike the word is in each pair of sentences", result.word),
@@ -189,25 +217,40 @@ def accuracy_section(result: me.Measurement, teaching: bool):
     return fig
 
 
-def heads_section(result: me.Measurement, teaching: bool):
-    st.header("Which heads carry it")
-    story = me.heads_story(result, quote)
-    if story is None:
+def built_in_results(model) -> list[me.Measurement]:
+    """The built-in word sets' measurements (the warm-up's), for the heads' spread over words."""
+    results = []
+    for word_set in me.BUILT_IN.values():
+        try:
+            results.append(shared.meaning_measurement(model, word_set.word, list(word_set.meaning_a),
+                                                      list(word_set.meaning_b)))
+        except (ModelLoadError, me.WordSetError):
+            continue
+    return results
+
+
+def heads_section(model, result: me.Measurement, teaching: bool):
+    st.header("One head at a time")
+    if result.head_costs is None:
         st.markdown("The meanings do not come apart here, so there is no separation for a head to carry.")
         return None
     layer = result.growth_layer - 1
-    costly = result.costliest_heads()
+    built_in = [r for r in built_in_results(model) if r.head_costs is not None and r.growth_layer == layer + 1]
+    spread = me.head_spread(built_in, layer)
     if not teaching:
-        st.markdown(f"Each bar: knock out **one** head of {layer_name(layer)} (its weights become 1 on the token itself), "
-                    f"run that layer again from the same input, and measure the separation after it. The bar is "
-                    "how much lower it is than with every head working.")
-    fig = meaning_figures.head_cost_bars(result.head_costs, layer,
-                                         _title(f"Separation lost when one head of {layer_name(layer)} is knocked out",
-                                                result.word), teaching, marked=costly)
+        st.markdown(f"Each bar: **mean-ablate** one head of {layer_name(layer)} (replace its output at every token by its "
+                    "average over every token of the word's sentences), run that layer again from the same input, "
+                    "and measure how much lower the separation after it is than with every head working. Beside "
+                    f"{quote(result.word)}, the built-in words measured the same way at this layer.")
+    others = [r for r in built_in if (r.word, r.sentences) != (result.word, result.sentences)]
+    drops = {result.word if len(others) < len(built_in) else f"{result.word} (these sentences)": result.head_costs}
+    drops.update({r.word: r.head_costs for r in others})
+    fig = meaning_figures.head_drop_bars(drops, layer, _title(f"Drop in separation when one head of {layer_name(layer)} "
+                                                              "is mean-ablated", result.word), teaching)
     figures.show(fig, _filename(f"heads_L{layer}", result.word), teaching, key="meaning-heads")
-    st.markdown(story)
+    st.markdown(me.heads_story(result, spread, quote))
     sentence, token = result.sentences[0], result.first_token[0]
-    for head in costly:
+    for head in result.costliest_heads():
         st.button(f"Open {layer_head_name(layer, head)} in the step pages, on {quote(shorten(sentence, 40))} →",
                   on_click=open_head_in_steps, key=f"meaning_open_{head}",
                   args=(sentence, layer, head, token, STEP_PAGE))
@@ -218,10 +261,11 @@ def heads_section(result: me.Measurement, teaching: bool):
 
 def numbers_csv(result_rows: list[list], similarity_rows: list[list]) -> bytes:
     out = io.StringIO()
-    out.write("after,separation,separation_knocked_out,nearest_neighbour_accuracy,accuracy_knocked_out,chance\n")
+    out.write("after,same_meaning_mean,different_meaning_mean,separation,separation_self_only,"
+              "nearest_neighbour_accuracy,accuracy_self_only,chance\n")
     for row in result_rows:
         out.write(",".join(str(v) for v in row) + "\n")
-    out.write("\nafter,sentence_i,sentence_j,cosine,cosine_knocked_out\n")
+    out.write("\nafter,sentence_i,sentence_j,cosine,cosine_self_only\n")
     for row in similarity_rows:
         out.write(",".join(str(v) for v in row) + "\n")
     return out.getvalue().encode("utf-8")
@@ -229,9 +273,10 @@ def numbers_csv(result_rows: list[list], similarity_rows: list[list]) -> bytes:
 
 def downloads(result: me.Measurement, names: tuple[str, str]) -> None:
     labels = meaning_figures.layer_labels(len(result.separation))
-    rows = [[labels[L], repr(float(result.separation[L])), repr(float(result.separation_knocked_out[L])),
-             repr(float(result.accuracy[L])), repr(float(result.accuracy_knocked_out[L])), repr(result.chance)]
-            for L in range(len(labels))]
+    same, different = result.means()
+    columns = (same, different, result.separation, result.separation_knocked_out, result.accuracy,
+               result.accuracy_knocked_out)
+    rows = [[labels[L]] + [repr(float(a[L])) for a in columns] + [repr(result.chance)] for L in range(len(labels))]
     sentence_names = [n.replace(" ", "_") for n in sentence_labels(result, names)]
     m = len(sentence_names)
     similarity = [[labels[L], sentence_names[i], sentence_names[j], repr(float(result.similarity[L, i, j])),
@@ -240,7 +285,6 @@ def downloads(result: me.Measurement, names: tuple[str, str]) -> None:
     st.download_button("⬇️ These numbers as CSV", lambda: numbers_csv(rows, similarity),
                        file_name=_filename("numbers", result.word) + ".csv", mime="text/csv", key="meaning-csv",
                        on_click="ignore")
-
 
 
 def meaning_quiz(model) -> list:

@@ -1,5 +1,7 @@
-"""The meaning page's figures: separation and nearest-neighbour accuracy by layer, the sentence-by-sentence
-similarity matrix that plays layer by layer in the browser, and the separation each head's knockout costs."""
+"""The meaning page's figures: the same- and different-meaning mean cosines, their difference (the separation) and
+nearest-neighbour accuracy by layer, each beside the self-only control where it has one; the sentence-by-sentence
+similarity matrix that plays layer by layer in the browser; and the drop in separation when one head is
+mean-ablated, for this word and the built-in ones."""
 
 from __future__ import annotations
 
@@ -8,18 +10,22 @@ import html
 import numpy as np
 
 from .animation import with_frames
-from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
+from .layout import (SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
                      _reversed_category_axis, font_sizes)
 
 MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"
+SAME_COLOUR, DIFFERENT_COLOUR = "#1f5fa8", "#d55e00"
+# One colour per word in the heads' bars (Okabe & Ito's palette, told apart with every colour vision).
+WORD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7")
+CONTROL_NAME = "control: self-only attention"
 SIMILARITY_SCALE = "Viridis"
 CONTROLS_PX = 150
 X_TITLE = "the word's vector after"  # Play/Pause and the slider with its labels, above the matrix
 
 
 def layer_labels(n_states: int) -> list[str]:
-    """The x axis: the embeddings, then the output of each layer in the app's numbers (0-5)."""
-    return ["embeddings"] + [f"layer {layer}" for layer in range(n_states - 1)]
+    """The x axis: the embedding (before any attention), then the output of each layer in the app's numbers (0-5)."""
+    return ["embedding"] + [f"layer {layer}" for layer in range(n_states - 1)]
 
 
 def _narrow_layer_axis(fig, n_states: int, legend_y: float):
@@ -29,25 +35,36 @@ def _narrow_layer_axis(fig, n_states: int, legend_y: float):
     labels = layer_labels(n_states)
     meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
                                           "xaxis.ticktext": ["emb."] + [str(n) for n in range(n_states - 1)],
-                                          "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = embeddings)",
+                                          "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = the embedding)",
                                           "legend.y": legend_y - 0.12})
     meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": X_TITLE,
                                         "legend.y": legend_y})
     return fig
 
 
-def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = False) -> dict:
-    value = "%{y:.0%}" if percent else "%{y:+.3f}"
+def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = False, sign: bool = True) -> dict:
+    value = "%{y:.0%}" if percent else "%{y:+.3f}" if sign else "%{y:.3f}"
     return {"type": "scatter", "x": x, "y": np.asarray(y, dtype=np.float64), "mode": "lines+markers",
             "name": html.escape(name), "line": {"color": colour, "width": 3, "dash": dash},
             "marker": {"size": 9}, "hovertemplate": f"{html.escape(name)}, %{{x}}: {value}<extra></extra>"}
 
 
+def means_chart(same, different, title: str, teaching: bool = False):
+    """The mean cosine of the word over same-meaning pairs and over different-meaning pairs, by layer."""
+    x = layer_labels(len(same))
+    traces = [_line(x, same, "pairs with the same meaning", SAME_COLOUR, sign=False),
+              _line(x, different, "pairs with different meanings", DIFFERENT_COLOUR, "dash", sign=False)]
+    fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
+                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
+                  yaxis={"title": _axis_title("mean cosine"), "tickformat": ".2f"})
+    return _narrow_layer_axis(fig, len(x), -0.3)
+
+
 def separation_chart(separation, knocked_out, title: str, teaching: bool = False):
-    """Separation by layer: the model, and the same model with attention knocked out (y = the numbers exactly)."""
+    """Separation by layer: the model, and the control, self-only attention (y = the numbers exactly)."""
     x = layer_labels(len(separation))
     traces = [_line(x, separation, "the model", MODEL_COLOUR),
-              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash")]
+              _line(x, knocked_out, CONTROL_NAME, KNOCKED_OUT_COLOUR, "dash")]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
                   xaxis=_category_axis(title=_axis_title(X_TITLE)),
                   yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
@@ -58,7 +75,7 @@ def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: b
     """Nearest-neighbour accuracy by layer against chance (a random other sentence)."""
     x = layer_labels(len(accuracy))
     traces = [_line(x, accuracy, "the model", MODEL_COLOUR, percent=True),
-              _line(x, knocked_out, "attention knocked out", KNOCKED_OUT_COLOUR, "dash", percent=True),
+              _line(x, knocked_out, CONTROL_NAME, KNOCKED_OUT_COLOUR, "dash", percent=True),
               {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
                   xaxis=_category_axis(title=_axis_title(X_TITLE)),
@@ -66,35 +83,43 @@ def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: b
     return _narrow_layer_axis(fig, len(x), -0.3)
 
 
-def head_cost_bars(costs, layer: int, title: str, teaching: bool = False, marked=()):
-    """The separation each head of one layer costs when it alone is knocked out; the costliest marked."""
-    costs = np.asarray(costs, dtype=np.float64)
-    labels = [f"head {h}" for h in range(len(costs))]
-    trace = {"type": "bar", "x": labels, "y": costs, "name": "separation lost",
-             "marker": {"color": [HIGHLIGHT if h in marked else MODEL_COLOUR for h in range(len(costs))]},
-             "text": [f"{v:.3f}" for v in costs], "textposition": "outside", "cliponaxis": False,
-             "textfont": {"size": font_sizes(teaching)["cell"], "color": TICK_COLOUR},
-             "hovertemplate": f"layer {layer}, %{{x}} knocked out: separation lower by %{{y:.4f}}<extra></extra>"}
-    top = max(float(costs.max()), 0.0)
-    low = min(float(costs.min()), 0.0)
-    pad = 0.15 * ((top - low) or 0.01)
-    return _figure([trace], title, teaching, 360, showlegend=False,
-                   xaxis=_category_axis(title=_axis_title(f"the head of layer {layer} knocked out")),
-                   yaxis={"title": _axis_title("separation lost"), "range": [low - pad * (low < 0), top + pad],
+def head_drop_bars(drops: dict[str, np.ndarray], layer: int, title: str, teaching: bool = False):
+    """For each head of one layer, the drop in separation when that head alone is mean-ablated: one bar per word
+    set (this page's word and the built-in words measured at the same layer), side by side."""
+    traces = []
+    for index, (word, values) in enumerate(drops.items()):
+        values = np.asarray(values, dtype=np.float64)
+        name = html.escape(word)
+        traces.append({"type": "bar", "x": [f"head {h}" for h in range(len(values))], "y": values, "name": name,
+                       "marker": {"color": WORD_COLOURS[index % len(WORD_COLOURS)]},
+                       "hovertemplate": f"{name}, layer {layer}, %{{x}} mean-ablated: separation lower by "
+                                        "%{y:.4f}<extra></extra>"})
+    every = np.concatenate([np.asarray(v, dtype=np.float64) for v in drops.values()])
+    top, low = max(float(every.max()), 0.0), min(float(every.min()), 0.0)
+    pad = 0.1 * ((top - low) or 0.01)
+    return _figure(traces, title, teaching, 380, barmode="group", legend={"orientation": "h", "y": -0.3},
+                   xaxis=_category_axis(title=_axis_title(f"the head of layer {layer} mean-ablated")),
+                   yaxis={"title": _axis_title("drop in separation"), "range": [low - pad * (low < 0), top + pad],
                           "zeroline": True, "zerolinecolor": "#9ca3af"})
+
+
+def similarity_range(similarity) -> tuple[float, float]:
+    """The colour scale's ends: the lowest and highest cosine of two different sentences over every layer."""
+    similarity = np.asarray(similarity, dtype=np.float32)
+    off = similarity[:, ~np.eye(similarity.shape[1], dtype=bool)]
+    return float(off.min()), float(off.max())
 
 
 def similarity_frames(similarity, labels: list[str], title: str, teaching: bool = False, split: int | None = None,
                       short_labels: list[str] | None = None):
     """The cosine similarity of the word's vectors in each pair of sentences, one frame per layer: Play and the
     slider step through the layers in the browser (no rerun). The colour range is the same in every frame
-    (the off-diagonal values of all layers), so a block that appears is a real change. split: the number of
+    (the off-diagonal values of all layers), so a colour means one cosine in every layer. split: the number of
     sentences of the first meaning, where a line divides the two groups; short_labels: the x axis's labels on a
     phone."""
     similarity = np.asarray(similarity, dtype=np.float32)
     n_states, m = similarity.shape[0], similarity.shape[1]
-    off = similarity[:, ~np.eye(m, dtype=bool)]
-    zmin, zmax = float(off.min()), float(off.max())
+    zmin, zmax = similarity_range(similarity)
     sizes = font_sizes(teaching)
     names = layer_labels(n_states)
     height = int(min(980 if teaching else 800, 300 + m * (40 if teaching else 30)))
