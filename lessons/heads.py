@@ -6,6 +6,8 @@ import numpy as np
 
 from attention import core
 
+from .pronoun import case_weights, choose_head, role_cases, role_pairs
+
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
 # Each pattern in a sentence a student reads: "… of each token's attention to <words>".
 PATTERN_WORDS = {"itself": "the token itself", "previous token": "the token just before it",
@@ -31,8 +33,12 @@ def pattern_scores(weights, tokens, is_special):  # [n_heads, n, n] -> dict name
     return scores
 
 
-def describe_heads(weights, tokens, is_special, threshold=0.4):  # -> list of (pattern or "broad", share)
-    """Each head's strongest pattern if it takes at least `threshold` of the attention, else 'spread out'."""
+LARGEST_TARGET_SHARE = 0.4  # a head's largest target is named when it gets at least this share, on one sentence
+
+
+def describe_heads(weights, tokens, is_special, threshold=LARGEST_TARGET_SHARE):  # -> list of (pattern, share)
+    """Each head's strongest pattern if it takes at least `threshold` of the attention, else 'spread out'. On one
+    sentence: a description of that sentence's weights, not a role the head keeps on others."""
     scores = pattern_scores(weights, tokens, is_special)
     labels = []
     for h in range(len(weights)):
@@ -47,6 +53,15 @@ def head_distances(weights):  # [n_heads, n, n] -> [n_heads, n_heads]
     w = np.asarray(weights)
     # One head against all at a time: the all-pairs difference at once is [12, 12, n, n], 75 MB at 256 tokens.
     return np.stack([0.5 * np.abs(w[h] - w).sum(-1).mean(-1) for h in range(len(w))])
+
+
+def next_word_rows(weights, shown):  # [n_shown, n_columns] as drawn, shown positions -> list of (row, next, largest)
+    """Each drawn row whose next token in the sentence is drawn too: its row, the next token's column and the column
+    it gives the most (the same column when it looks most at the word after it). A folded [CLS] + [SEP] column
+    is the last one, and counts as one target, as the page draws it."""
+    shown = [int(p) for p in shown]
+    return [(row, shown.index(position + 1), int(np.argmax(weights[row])))
+            for row, position in enumerate(shown) if position + 1 in shown]
 
 
 # A default view must teach every step (issue 29): the selected row soft enough that softmax is visibly a
@@ -106,26 +121,12 @@ def teaching_heads(model, analysis, row: int):  # -> list of (layer, head, patte
     return sorted(found, key=lambda item: -item[3])
 
 
-# --- issue 41: heads named by what they do beyond the next or previous word, each chosen by measurement ----------
+# --- heads named by what they do beyond the next or previous word (issues 41, 51) ---------------------------------
 
-# A role is a small set of sentences, each with a looking word, the word the role says it finds, and a control: a
-# noun of the same sentence the role says it does not find. "cat²" is the second "cat" (as the pages label it).
-HEAD_ROLES = {
-    "pronoun": (
-        ("The animal didn't cross the street because it was too tired.", "it", "animal", "street"),
-        ("My sister lost her keys at the station, so she walked home.", "she", "sister", "station"),
-        ("The boy kicked the ball into the garden, and then he ran away.", "he", "boy", "garden"),
-        ("The farmers sold their apples in the market because they needed money.", "they", "farmers", "market"),
-        ("The old lighthouse keeper, who had lived alone on the island for thirty years, finally wrote down "
-         "the stories the sailors had told him.", "who", "keeper", "island"),
-    ),
-    "same word": (
-        ("The cat chased the mouse, and then the cat slept.", "cat²", "cat", "mouse"),
-        ("A bird sang near my window, so I fed the bird.", "bird²", "bird", "window"),
-        ("She bought a book in town and read the book at home.", "book²", "book", "town"),
-        ("The river was cold, but we swam in the river anyway.", "river²", "river", "cold"),
-    ),
-}
+# A role's head is chosen on its "selection" sentences only and checked on its "held_out" sentences (and pairs),
+# which the choice never saw: lessons/data/role_heads.json, read by lessons/pronoun.py. A case names the word that
+# looks, two words it could look at and the one the role says it finds ("cat²" is the second "cat").
+ROLES = ("pronoun", "same word")
 
 
 def word_position(tokens, word: str) -> int:
@@ -134,24 +135,28 @@ def word_position(tokens, word: str) -> int:
     return [i for i, token in enumerate(tokens) if token == base][nth]
 
 
-def role_shares(cases, analyze):  # -> found [L, H, n_cases], control [L, H, n_cases]
-    """Each head's attention from each case's looking word to the word it should find, and to the control."""
-    found, control = [], []
-    for sentence, looking, target, other in cases:
+def _attentions_of(analyze):
+    def attentions_of(sentence):
         analysis = analyze(sentence)
-        row = analysis.attentions[:, :, word_position(analysis.tokens, looking)]
-        found.append(row[..., word_position(analysis.tokens, target)])
-        control.append(row[..., word_position(analysis.tokens, other)])
-    return np.stack(found, -1), np.stack(control, -1)
+        return analysis.attentions, analysis.tokens, analysis.word_ids
+    return attentions_of
 
 
-def role_head(cases, analyze) -> tuple[int, int]:
-    """The head that does a role best over all 72: the largest mean margin of the found word over the control,
-    among the heads where the found word beats the control in every case."""
-    found, control = role_shares(cases, analyze)
-    margin = np.where((found > control).all(-1), (found - control).mean(-1), -np.inf)
-    layer, head = np.unravel_index(int(np.argmax(margin)), margin.shape)
-    return int(layer), int(head)
+def role_head(role: str, analyze) -> tuple[int, int, int]:
+    """(layer, head, heads passing): the head a role names, chosen on its selection sentences alone
+    (lessons/pronoun.py choose_head)."""
+    answer, other, _, _ = case_weights(role_cases(role, "selection"), _attentions_of(analyze))
+    return choose_head(answer, other)
+
+
+def held_out_cases(role: str) -> list:
+    """Every sentence a role's head is checked on: its held-out sentences, then its pairs' sentences in order."""
+    return role_cases(role, "held_out") + [case for pair in role_pairs(role) for case in pair]
+
+
+def role_check(role: str, analyze):  # -> answer [L, H, n], other [L, H, n], first noun right [n], nearest right [n]
+    """Each head's attention from the looking word to the answer and to the other word, on the held-out sentences."""
+    return case_weights(held_out_cases(role), _attentions_of(analyze))
 
 
 def focus_head(model, analysis, row: int, target: int):  # -> (layer, head, share)

@@ -6,7 +6,9 @@ weights of their pieces.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -49,11 +51,10 @@ def find_pronoun(words: list[Word]) -> int | None:
 
 
 def find_word(words: list[Word], text: str) -> int | None:
-    text = text.lower()
-    for index, word in enumerate(words):
-        if word.text.lower() == text:
-            return index
-    return None
+    """Index (into words) of the word, or None; "cat²" is the second "cat"."""
+    text, nth = (text[:-1], 1) if text.endswith("²") else (text, 0)
+    found = [index for index, word in enumerate(words) if word.text.lower() == text.lower()]
+    return found[nth] if len(found) > nth else None
 
 
 def weight_on(attentions, source: Word, target: Word):  # [..., n, n] -> [...]
@@ -72,37 +73,36 @@ def preference(attentions, pronoun: Word, candidate_a: Word, candidate_b: Word):
 @dataclass(frozen=True)
 class PronounCase:
     sentence: str
-    pronoun: str
+    pronoun: str                  # the word that looks ("cat²": the second "cat")
     candidates: tuple[str, str]   # in the order they appear in the sentence
     answer: str                   # the candidate the pronoun refers to
+    kind: str = ""                # why a held-out sentence is there ("the subject", "not the subject", …)
 
 
-# Winograd-style pairs: the two sentences of a pair differ in one word and the referent flips.
-PAIRS: list[tuple[PronounCase, PronounCase]] = [
-    (PronounCase("A dog ate the food because it was hungry.", "it", ("dog", "food"), "dog"),
-     PronounCase("A dog ate the food because it was delicious.", "it", ("dog", "food"), "food")),
-    (PronounCase("The trophy did not fit in the suitcase because it was too big.", "it",
-                 ("trophy", "suitcase"), "trophy"),
-     PronounCase("The trophy did not fit in the suitcase because it was too small.", "it",
-                 ("trophy", "suitcase"), "suitcase")),
-    (PronounCase("The cat chased the mouse because it was hungry.", "it", ("cat", "mouse"), "cat"),
-     PronounCase("The cat chased the mouse because it was tasty.", "it", ("cat", "mouse"), "mouse")),
-    (PronounCase("The man could not lift his son because he was so weak.", "he", ("man", "son"), "man"),
-     PronounCase("The man could not lift his son because he was so heavy.", "he", ("man", "son"), "son")),
-    (PronounCase("The city council refused the demonstrators a permit because they feared violence.", "they",
-                 ("council", "demonstrators"), "council"),
-     PronounCase("The city council refused the demonstrators a permit because they advocated violence.",
-                 "they", ("council", "demonstrators"), "demonstrators")),
-    (PronounCase("The ball broke the window because it was made of steel.", "it", ("ball", "window"), "ball"),
-     PronounCase("The ball broke the window because it was made of glass.", "it", ("ball", "window"),
-                 "window")),
-    (PronounCase("Anna thanked Maria because she had helped her.", "she", ("anna", "maria"), "maria"),
-     PronounCase("Anna thanked Maria because she had been helped.", "she", ("anna", "maria"), "anna")),
-    (PronounCase("The lawyer asked the witness a question, but he was reluctant to answer it.", "he",
-                 ("lawyer", "witness"), "witness"),
-     PronounCase("The lawyer asked the witness a question, but he was reluctant to repeat it.", "he",
-                 ("lawyer", "witness"), "lawyer")),
-]
+# The sentences that choose a role's head and the other sentences that check it are data, kept apart so a head is
+# never judged on the sentences it was chosen on (lessons/data/role_heads.json says how each part is used).
+ROLE_SETS = json.loads((Path(__file__).parent / "data" / "role_heads.json").read_text(encoding="utf-8"))
+
+
+def _case(entry: dict) -> PronounCase:
+    return PronounCase(entry["sentence"], entry["looking"], tuple(entry["candidates"]), entry["answer"],
+                       entry.get("kind", ""))
+
+
+def role_cases(role: str, part: str) -> list[PronounCase]:
+    """A role's "selection" or "held_out" sentences (ROLE_SETS); a role's pairs are in PAIRS / role_pairs."""
+    return [_case(entry) for entry in ROLE_SETS[role][part]]
+
+
+def role_pairs(role: str) -> list[tuple[PronounCase, PronounCase]]:
+    return [(_case(first), _case(second)) for first, second in ROLE_SETS[role].get("pairs", [])]
+
+
+# Winograd-style pairs: the two sentences of a pair differ in a word or two and the referent flips, so only the
+# meaning decides. Held out: no head is chosen on them.
+PAIRS = role_pairs("pronoun")
+SELECTION = role_cases("pronoun", "selection")   # the sentences the pronoun head is chosen on
+HELD_OUT = role_cases("pronoun", "held_out")     # other sentences where grammar or an easy cue decides
 
 
 def contrast_partner(sentence: str) -> str:
@@ -123,42 +123,82 @@ def case_words(case: PronounCase, tokens, word_ids) -> tuple[Word, Word, Word]:
 
 @dataclass(frozen=True)
 class Scoreboard:
-    head_correct: np.ndarray      # [n_layers, n_heads] number of sentences the head gets right
+    head_correct: np.ndarray      # [n_layers, n_heads] number of pair sentences the head gets right
     head_pairs: np.ndarray        # [n_layers, n_heads] number of pairs where the head gets both right
     n_sentences: int
     n_pairs: int
     nearest_correct: int          # baseline: the candidate closest before the pronoun
     subject_correct: int          # baseline: always the first-mentioned candidate
+    # The head chosen on the selection sentences (choose_head; -1 without them) and how many heads pass there.
+    chosen_layer: int = -1
+    chosen_head: int = -1
+    n_passing: int = 0
+    n_selection: int = 0
+    held_out_right: np.ndarray | None = None  # [n_layers, n_heads, n_held_out] 1 where the head picks the answer
+    held_out_subject: int = 0     # the same baselines on the held-out sentences outside the pairs
+    held_out_nearest: int = 0
+    to_candidates: np.ndarray | None = None  # [n_layers, n_heads] mean share of the two candidates, held-out sentences
 
     @property
     def head_accuracy(self) -> np.ndarray:
         return self.head_correct / self.n_sentences
 
+    @property
+    def chosen(self) -> tuple[int, int] | None:
+        return (self.chosen_layer, self.chosen_head) if self.chosen_layer >= 0 else None
 
-def score_heads(pairs, attentions_of) -> Scoreboard:
-    """How often each head's preference picks the right referent.
+
+def case_weights(cases, attentions_of):  # -> answer [L, H, n], other [L, H, n], subject_right [n], nearest_right [n]
+    """Each head's attention from each case's pronoun to its answer and to the other candidate, and what the two
+    fixed rules answer: always the first-mentioned candidate, always the nearest one before the pronoun."""
+    answer, other, subject, nearest = [], [], [], []
+    for case in cases:
+        attentions, tokens, word_ids = attentions_of(case.sentence)
+        pronoun, a, b = case_words(case, tokens, word_ids)
+        right, wrong = (a, b) if case.answer == case.candidates[0] else (b, a)
+        answer.append(weight_on(attentions, pronoun, right))
+        other.append(weight_on(attentions, pronoun, wrong))
+        before = [w for w in (a, b) if w.position < pronoun.position]
+        nearest_word = max(before, key=lambda w: w.position) if before else min((a, b), key=lambda w: abs(
+            w.position - pronoun.position))
+        nearest.append(nearest_word is right)
+        subject.append(case.candidates[0] == case.answer)
+    return np.stack(answer, -1), np.stack(other, -1), np.array(subject), np.array(nearest)
+
+
+def choose_head(answer, other) -> tuple[int, int, int]:  # [L, H, n] each -> (layer, head, heads passing)
+    """The head for a role, from its selection sentences only: of the heads that give the answer more attention than
+    the other candidate in every sentence, the one with the largest mean difference (if none does: the most
+    sentences right, then the difference)."""
+    right = answer > other
+    passing = right.all(-1)
+    margin = (answer - other).mean(-1)
+    score = np.where(passing, margin, -np.inf) if passing.any() else right.sum(-1) + margin / 2
+    layer, head = np.unravel_index(int(np.argmax(score)), score.shape)
+    return int(layer), int(head), int(passing.sum())
+
+
+def score_heads(pairs, attentions_of, held_out=None, selection=None) -> Scoreboard:
+    """How often each head's preference picks the right referent, and the head chosen in advance.
 
     attentions_of(sentence) -> (attentions [L, H, n, n], tokens, word_ids). A head 'answers' the candidate
-    with the larger summed weight from the pronoun.
+    with the larger summed weight from the pronoun. held_out and selection default to the built-in sets
+    (HELD_OUT, SELECTION); the head is chosen on selection alone, then scored on the pairs and held_out.
     """
-    head_correct = head_pairs = None
-    nearest = subject = 0
-    for pair in pairs:
-        both = None
-        for case in pair:
-            attentions, tokens, word_ids = attentions_of(case.sentence)
-            pronoun, a, b = case_words(case, tokens, word_ids)
-            share_a = preference(attentions, pronoun, a, b)
-            right = (share_a > 0.5) if case.answer == case.candidates[0] else (share_a < 0.5)
-            head_correct = right.astype(int) if head_correct is None else head_correct + right
-            both = right if both is None else both & right
-            before = [w for w in (a, b) if w.position < pronoun.position]
-            nearest_word = max(before, key=lambda w: w.position) if before else min((a, b), key=lambda w: abs(
-                w.position - pronoun.position))
-            nearest += int(case.candidates[(a, b).index(nearest_word)] == case.answer)
-            subject += int(case.candidates[0] == case.answer)
-        head_pairs = both.astype(int) if head_pairs is None else head_pairs + both
-    return Scoreboard(head_correct, head_pairs, 2 * len(pairs), len(pairs), nearest, subject)
+    held_out = HELD_OUT if held_out is None else held_out
+    selection = SELECTION if selection is None else selection
+    answer, other, subject, nearest = case_weights([case for pair in pairs for case in pair], attentions_of)
+    right = answer > other                                  # [L, H, 2 * n_pairs], the pairs' sentences in order
+    chosen = choose_head(*case_weights(selection, attentions_of)[:2]) if selection else (-1, -1, 0)
+    held_right, n_subject, n_nearest, together = None, 0, 0, answer + other
+    if held_out:
+        held_answer, held_other, held_subject, held_nearest = case_weights(held_out, attentions_of)
+        held_right = (held_answer > held_other).astype(int)
+        n_subject, n_nearest = held_subject.sum(), held_nearest.sum()
+        together = np.concatenate([together, held_answer + held_other], -1)
+    return Scoreboard(right.sum(-1), (right[..., 0::2] & right[..., 1::2]).sum(-1), 2 * len(pairs), len(pairs),
+                      int(nearest.sum()), int(subject.sum()), *chosen, len(selection), held_right,
+                      int(n_subject), int(n_nearest), together.mean(-1))
 
 
 # --- choosing the pronoun and its candidates ------------------------------------------------------------
@@ -351,55 +391,130 @@ def verdict(pronoun_rows, tokens, a: Word, b: Word, pronoun_text: str, quote=lam
     return Verdict(weight_a, weight_b, share, elsewhere, best, n_a, n_b, (first, second, third, fourth))
 
 
-def versus_chance(count: int, trials: int, p: float) -> str:
-    """'better than', 'about equal to' or 'worse than' chance: outside two standard deviations of luck."""
-    expected = trials * p
-    spread = 2 * np.sqrt(trials * p * (1 - p))
-    if count > expected + spread:
-        return "better than"
-    if count < expected - spread:
-        return "worse than"
-    return "about equal to"
-
-
-def best_of_random_heads(n_heads: int, n_pairs: int, p: float = 0.25) -> int:
-    """The typical (median) best score among n_heads heads that guess at random: p per pair."""
+def guessing_range(n_pairs: int, p: float = 0.25) -> tuple[int, int]:
+    """The pairs one head that guesses gets fully right 9 times in 10 (its 5th to 95th percentile): a head chosen in
+    advance is one head, so its count is read against one guesser's spread, never against the best of many."""
     from math import comb
 
-    cumulative = 0.0
+    cumulative, low, high = 0.0, None, n_pairs
     for k in range(n_pairs + 1):
         cumulative += comb(n_pairs, k) * p ** k * (1 - p) ** (n_pairs - k)
-        if cumulative ** n_heads >= 0.5:
-            return k
-    return n_pairs
+        if low is None and cumulative >= 0.05:
+            low = k
+        if cumulative >= 0.95:
+            high = k
+            break
+    return low, high
 
 
-# How a count compares with guessing, in words a student reads, from versus_chance.
-AGAINST_GUESSING = {"better than": "more than guessing", "worse than": "fewer than guessing",
-                    "about equal to": "about what guessing gives"}
+@dataclass(frozen=True)
+class Record:
+    """What the head chosen in advance does on the sentences it was not chosen on."""
+    head: tuple[int, int]
+    n_selection: int
+    n_passing: int            # heads that pass the selection rule (choose_head) on the selection sentences
+    held_right: int           # held-out sentences outside the pairs where it gives the answer more attention
+    n_held: int
+    subject: int              # the fixed rules on those sentences
+    nearest: int
+    pairs_right: int
+    n_pairs: int
+    to_candidates: float      # mean share of the pronoun's attention on its two candidates, all held-out sentences
+    guess_low: int
+    guess_high: int
+    n_heads: int
+
+    @property
+    def follows_cues(self) -> bool:
+        return self.held_right > max(self.subject, self.nearest)
+
+    @property
+    def pairs_against_guessing(self) -> str:
+        return ("above" if self.pairs_right > self.guess_high else "below" if self.pairs_right < self.guess_low
+                else "within")
 
 
-def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None) -> dict:
+def chosen_record(board: Scoreboard) -> Record | None:
+    if board.chosen is None or board.held_out_right is None:
+        return None
+    low, high = guessing_range(board.n_pairs)
+    held = board.held_out_right[board.chosen]
+    return Record(board.chosen, board.n_selection, board.n_passing, int(held.sum()), held.size,
+                  board.held_out_subject, board.held_out_nearest, int(board.head_pairs[board.chosen]), board.n_pairs,
+                  float(board.to_candidates[board.chosen]), low, high,
+                  board.head_pairs.size)
+
+
+LOOKS_AT_NOUNS = 0.5   # the two candidate nouns get at least this share of the pronoun's attention on average
+
+
+def record_short(record: Record) -> str:
+    """The chosen head's record on the sentences it was not chosen on, every count beside the rule or guess it is
+    read against."""
+    return (f"Chosen in advance on {record.n_selection} other sentences, it was checked on "
+            f"{record.n_held + 2 * record.n_pairs} it was not chosen on. " + _checked(record))
+
+
+def _checked(record: Record) -> str:
+    return (f"Where grammar or an easy cue decides (“she” for the only woman, “returned it” for the thing found), it "
+            f"gives the right noun more attention in **{record.held_right} of {record.n_held}** (always the first "
+            f"noun: {record.subject}; always the nearest noun: {record.nearest}). On {record.n_pairs} Winograd-style "
+            "pairs (two sentences that differ in a word, which flips what the pronoun means), where only the meaning "
+            f"decides, it gets **{record.pairs_right} of {record.n_pairs}** pairs fully "
+            f"right (a head that guesses: about {record.n_pairs / 4:.0f}, and {record.guess_low} to "
+            f"{record.guess_high} nine times in ten; a fixed rule: none).")
+
+
+def record_text(record: Record) -> str:
+    """record_short with how the head was chosen and how much a pronoun looks at its nouns in it."""
+    return (f"{layer_head_name(*record.head, capital=True)} was chosen by one rule on {record.n_selection} "
+            f"sentences: {record.n_passing} of {record.n_heads} heads give the right noun more of the pronoun's "
+            "attention than the other noun in every one, and it does so by the widest margin. It was then checked on "
+            f"{record.n_held + 2 * record.n_pairs} sentences it was not chosen on. " + _checked(record)
+            + " On all of them, a pronoun gives its two candidate "
+            f"nouns together {percent(record.to_candidates)} of its attention on average.")
+
+
+def record_headline(record: Record) -> str:
+    """What the numbers of record_text say, in one sentence (the pronoun page's verdict)."""
+    cues, meaning = record.follows_cues, record.pairs_against_guessing == "above"
+    looks = "looks from a pronoun to an earlier noun and " if record.to_candidates >= LOOKS_AT_NOUNS else ""
+    if cues and meaning:
+        return (f"the head chosen for pronouns {looks}picks the noun a pronoun means, on easy cues and where only "
+                "the meaning decides")
+    if cues:
+        return (f"the head chosen for pronouns {looks}follows easy cues, but where only the meaning decides it does "
+                + ("no better than" if record.pairs_against_guessing == "within" else "worse than") + " guessing")
+    if meaning:
+        return ("the head chosen for pronouns does better than guessing where only the meaning decides, but no "
+                "better than a fixed rule where easy cues decide")
+    return "the head chosen for pronouns does not pick the noun a pronoun means better than a fixed rule or guessing"
+
+
+def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None, chosen=None) -> dict:
     """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way).
     elsewhere [L, H]: the heads blank in the first sentence's preference grid (the two words get too little of the
-    pronoun's attention for a preference to mean much); the sentence says how many of the flipping heads they are."""
+    pronoun's attention for a preference to mean much); the sentence says how many of the flipping heads they are.
+    chosen: the head chosen in advance for pronouns, whose result is said apart."""
     share, contrast_share = np.asarray(share), np.asarray(contrast_share)
     right_first = share > 0.5 if first_is_a else share < 0.5
     right_second = contrast_share < 0.5 if first_is_a else contrast_share > 0.5
     both = right_first & right_second
     flipped = [f"L{layer}H{head}" for layer, head in zip(*np.nonzero(both))]
-    n = share.size
-    against = versus_chance(len(flipped), n, 0.25)
     sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
                 f"on the contrast, and **{len(flipped)}** flip the right way in both"
                 + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''} ("
                    f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}; heads are counted from 0 "
                    "too). " if flipped else ". ")
-                + _blank_flips(both, elsewhere)
-                + f"A head that guessed at random would get both right one time in four, about {n / 4:.0f} of "
-                f"{n} heads by luck: {len(flipped)} of {n} is **{AGAINST_GUESSING[against]}**.")
-    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence,
-            "against chance": against}
+                + _blank_flips(both, elsewhere))
+    if chosen is not None:
+        outcome = ("flips the right way" if both[chosen] else "is right on the first sentence only" if
+                   right_first[chosen] else "is right on the contrast only" if right_second[chosen] else
+                   "is wrong on both")
+        sentence += f"The head chosen in advance for pronouns, L{chosen[0]}H{chosen[1]}, {outcome}. "
+    sentence += ("A count of heads is no test: all heads read the same vectors, so they are not independent "
+                 "guesses, and among many some flip by luck. The test set below scores one head chosen in advance.")
+    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence}
 
 
 def _blank_flips(both, elsewhere) -> str:
@@ -416,61 +531,34 @@ def _blank_flips(both, elsewhere) -> str:
         return (f"{'It is' if n_flipped == 1 else f'All {n_flipped} are'} blank in the preference grid above "
                 f"({names}): the two words get less than "
                 f"{percent(ELSEWHERE)} of the pronoun's attention there, so these flips mean little. ")
-    return (f"Of these {n_flipped}, {n_flipped - n_blank} look at the two words; the other {n_blank} ({names}) are "
-            f"blank in the preference grid above: the two words get less than {percent(ELSEWHERE)} of the "
+    looking = n_flipped - n_blank
+    return (f"Of these {n_flipped}, {looking} {'looks' if looking == 1 else 'look'} at the two words; the other "
+            f"{n_blank} ({names}) {'is' if n_blank == 1 else 'are'} blank in the preference grid above: the two "
+            f"words get less than {percent(ELSEWHERE)} of the "
             "pronoun's attention there, so their flips mean little. ")
 
 
-def testset_standing(board: Scoreboard) -> tuple[int, float, int, str]:
-    """(best head's pairs, one guessing head's expected pairs, the luckiest of as many guessing heads' typical
-    pairs, "better than" / "the same as" / "worse than" luck): the best of N heads is compared with the best of N
-    guessers, so a head that beats one guesser only by the luck of many tries does not count."""
-    top = int(board.head_pairs.max())
-    typical = best_of_random_heads(board.head_pairs.size, board.n_pairs)
-    standing = "better than" if top > typical else "the same as" if top == typical else "worse than"
-    return top, board.n_pairs / 4, typical, standing
-
-
 def testset_conclusion(board: Scoreboard) -> str:
-    """The built-in test set's verdict on its best head, in pairs, against guessing heads in pairs."""
-    n_heads = board.head_pairs.size
-    top, one_guess, typical, standing = testset_standing(board)
-    against_one = ("the same as" if round(one_guess) == top else "more than" if top > one_guess else "fewer than")
-    if standing == "better than":
-        luck = (f"That is more than the luckiest of {n_heads} guessing heads typically gets ({typical} of "
-                f"{board.n_pairs}): **better than luck**.")
-    else:
-        luck = (f"With {n_heads} heads tried, the luckiest of {n_heads} guessing heads typically gets {typical} of "
-                f"{board.n_pairs}, so it is **no better than guessing**.")
-    return (f"The best head on pairs gets **{top} of {board.n_pairs}** pairs fully right — {against_one} one head that "
-            f"guesses ({one_guess:.0f} of {board.n_pairs} on average). " + luck)
+    """The test set's reading: the head chosen in advance, and why the best head of the table proves nothing."""
+    record = chosen_record(board)
+    return ((record_text(record) + " " if record else "")
+            + f"The best heads in the table were picked on these same {board.n_pairs} pairs, out of "
+            f"{board.head_pairs.size}: their scores flatter them, and say nothing of new sentences.")
 
 
 def page_verdict(found: Verdict, a_text: str, b_text: str, pronoun_text: str, board: Scoreboard,
-                 quote=lambda t: f"“{t}”") -> str:
-    """The pronoun page's one verdict, from the heads' preferences on the sentence and the built-in test set, each
-    against guessing in its own units (heads; pairs)."""
+                 quote=lambda t: f"“{t}”", known_as: str = "") -> str:
+    """The pronoun page's one verdict: the head chosen in advance, on the sentences it was not chosen on, and what it
+    does on this sentence. No verdict over many heads (they are not independent guesses). known_as: how the
+    page's reader knows the head (a preset's name), said beside its layer and head."""
+    record = chosen_record(board)
+    if record is None:
+        return ""
     qa, qb, qp = quote(a_text), quote(b_text), quote(pronoun_text)
-    n = found.share_a.size
-    deciding = found.n_prefer_a + found.n_prefer_b
-    preference = versus_chance(found.n_prefer_a, deciding, 0.5) if deciding else "about equal to"
-    top, one_guess, typical, standing = testset_standing(board)
-    against_one = ("the same as" if round(one_guess) == top else "more than" if top > one_guess else "fewer than")
-    heads = (f"{found.n_prefer_a} of {n} heads look more at {qa} and {found.n_prefer_b} more at {qb} "
-             f"(guessing would give about {deciding / 2:.0f} each"
-             + ("" if preference == "about equal to" else f": {AGAINST_GUESSING[preference]} for {qa}") + ")")
-    pairs = (f"on the {board.n_pairs} built-in pairs the best head on pairs gets {top} of {board.n_pairs} right — "
-             f"{against_one} one head that guesses ({one_guess:.0f} of {board.n_pairs}) — and the luckiest of "
-             f"{board.head_pairs.size} guessing heads typically gets {typical}")
-    if standing == "better than":
-        return (f"**Verdict: some head does better than guessing.** On the built-in pairs the best head gets {top} "
-                f"of {board.n_pairs} right, more than the luckiest of {board.head_pairs.size} guessing heads "
-                f"typically gets ({typical}); on this sentence {heads}.")
-    if preference == "better than":
-        return (f"**Verdict: on this sentence more heads look at {qa} than guessing would, but no head resolves "
-                f"pronouns better than guessing.** {heads[0].upper() + heads[1:]}; yet {pairs}.")
-    return (f"**Verdict: in this model, where {qp} looks does not tell what it means — no better than "
-            f"guessing.** On this sentence {heads}; {pairs}.")
+    here = (f"On this sentence it gives {qa} {percent(float(found.weight_a[record.head]))} and {qb} "
+            f"{percent(float(found.weight_b[record.head]))} of the attention of {qp}.")
+    name = layer_head_name(*record.head) + (f": {known_as}" if known_as else "")
+    return f"**Verdict: {record_headline(record)}.** That head is {name}. " + record_short(record) + " " + here
 
 
 def rollout_reading(shares: dict[str, float], quote=lambda t: f"“{t}”", small: float = 0.05,

@@ -2,8 +2,9 @@ import streamlit as st
 
 from lessons import pronoun as pr
 from ui import pronoun as sections
+from ui.pronoun_testset import test_set_section
 from ui.model import model_or_stop
-from ui.settings import settings
+from ui.settings import PRONOUN_HEAD, PRONOUN_PRESET, settings
 from ui.text import quote
 
 st.title("Does “it” attend to “dog”?")
@@ -27,11 +28,12 @@ a, b = candidates[0], candidates[1]
 rows = attentions[:, :, list(pronoun.pieces), :].mean(axis=2)   # [L, H, n] attention from the pronoun
 verdict = pr.verdict(rows, analysis.tokens, a, b, pronoun.text, quote=quote)
 board = sections.scoreboard(model)
-st.markdown(pr.page_verdict(verdict, a.text, b.text, pronoun.text, board, quote=quote)
+preset = f"the sidebar's preset “{PRONOUN_PRESET}”" if board.chosen == PRONOUN_HEAD else ""
+st.markdown(pr.page_verdict(verdict, a.text, b.text, pronoun.text, board, quote=quote, known_as=preset)
             + " The sections below show each number.")
 
 sections.weight_grids(verdict, pronoun, a, b, sentence, teaching)
 sections.head_detail(rows, analysis, verdict, pronoun, a, b, sentence, tag, pronoun_index, model, teaching)
 sections.rollout_section(attentions, pronoun, candidates, model, sentence, teaching)
-sections.contrast_section(sentence, s, verdict, pronoun, a, b, tag, teaching)
-sections.test_set_section(board, teaching)
+sections.contrast_section(sentence, s, verdict, pronoun, a, b, tag, teaching, chosen=board.chosen)
+test_set_section(board, teaching)

@@ -3,7 +3,7 @@
 The Training lab's runs, the pronoun page's built-in test set and the meaning page's built-in word sets are
 deterministic: the same code, model files and numpy give the same numbers. Computing them takes about 2
 CPU-seconds after every start, and the first visitor's pages were drawn 10-20 % slower beside that work
-(bench/run.py --floor). So each result is also written here, and read back on the next start instead of computed.
+(measured in bench/run.py's Chromium journey). So each result is also written here, and read back on the next start instead of computed.
 (What a visitor types is never written here: serving/shared.py keeps only the built-in sets.)
 
 An entry is found only by a fingerprint of everything that could change its numbers: the source of attention/,
@@ -55,8 +55,9 @@ ENTRY_NAME = re.compile(r"(training|pronoun|meaning)-[0-9a-f]{20}-[0-9a-f]{24}\.
 # loop, the pronoun scoring, the meaning measurement) and the modules that choose their settings, read when this
 # module is imported (the code this process runs, not what a later edit put on disk). All of lessons/, not a list
 # of its files: when training moved from attention/ to lessons/, a list kept naming the old place.
+# lessons/data/ too: the sentence sets a head is chosen and checked on are data, and a result depends on them.
 CODE_FILES = (*sorted((_ROOT / "attention").glob("*.py")), *sorted((_ROOT / "lessons").glob("*.py")),
-              _ROOT / "serving" / "shared.py", Path(__file__))
+              *sorted((_ROOT / "lessons" / "data").glob("*")), _ROOT / "serving" / "shared.py", Path(__file__))
 # The libraries a number can depend on besides numpy (the tokenizer's splits; the PyTorch backend).
 LIBRARIES = ("tokenizers", "torch", "transformers", "sentence-transformers", "safetensors")
 # Only these classes are rebuilt from a file.

@@ -10,6 +10,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, type_sentence, wait_for_page
 from ui.settings import EXAMPLES, SAME_WORD_HEAD
+from ui.text import layer_head_name, pct
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -48,7 +49,7 @@ def wait_for_query(page, **expected) -> None:
                            arg={k: str(v) for k, v in expected.items()}, timeout=60_000)
 
 
-def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser):
+def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser, model):
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
     page.goto(server)
@@ -61,8 +62,12 @@ def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser):
     lesson = main.locator("p", has_text="What this example shows:")
     lesson.wait_for(timeout=60_000)
     text = lesson.inner_text()
-    assert "a pronoun finds the noun it stands for" in text and "Layer 3 (the fourth of 6), head 1" in text
-    assert "“it” sends 68% of its attention to “animal”, and 5% to “street”" in text, text
+    # The lesson is about the example's head, with the model's own shares of "it" on its two nouns.
+    assert layer_head_name(animal.layer, animal.head, capital=True) in text, text
+    analysis = model.analyze(animal.sentence)
+    row = analysis.attentions[animal.layer, animal.head, analysis.tokens.index(animal.focus)]
+    for word in (animal.target, animal.control):
+        assert pct(row[analysis.tokens.index(word)]) in text, (word, text)
     # The user's own choices for the same sentence stay: another head (a preset), then another page.
     preset = page.locator('[data-testid="stSidebar"]').get_by_role("button", name=re.compile("same word said"))
     preset.click()

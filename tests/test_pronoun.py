@@ -48,7 +48,7 @@ def test_scoreboard_on_a_hand_checked_case():
             attn[0, head, 4] = [0.0, 0.5 * share_a, 0.5, 0.5 * (1 - share_a), 0.0]
         return attn, tokens, [0, 1, 2, 3, 4]
 
-    board = pr.score_heads(pairs, attentions_of)
+    board = pr.score_heads(pairs, attentions_of, held_out=(), selection=())
     assert board.head_correct.tolist() == [[2, 3]]
     assert board.head_pairs.tolist() == [[0, 1]]
     assert board.head_accuracy.tolist() == [[0.5, 0.75]]
@@ -120,7 +120,7 @@ def test_has_pronoun_reads_whole_words_only():
     assert not pr.has_pronoun("I am good.")
 
 
-WINOGRAD_STYLE = {  # sentence -> the intended pair (none of these is a built-in pair)
+WINOGRAD_STYLE = {  # sentence -> the intended pair (the page picks it from the typed text alone)
     "The trophy would not fit in the suitcase because it was too big.": ("trophy", "suitcase"),
     "The animal didn't cross the street because it was too tired.": ("animal", "street"),
     "The man could not lift his son because he was so weak.": ("man", "son"),
@@ -182,62 +182,98 @@ def test_verdict_says_most_when_most_and_names_the_real_top_token():
     assert "Every head gives the two words together at least 10%" in little.sentences[1]
 
 
-def test_chance_comparisons():
-    assert pr.versus_chance(18, 72, 0.25) == "about equal to"
-    assert pr.versus_chance(7, 72, 0.25) == "worse than"
-    assert pr.versus_chance(30, 72, 0.25) == "better than"
-    # P(Binomial(8, 1/4) <= 4) ** 72 = 0.14 and P(<= 5) ** 72 = 0.74: the best of 72 guessers typically gets 5.
-    assert pr.best_of_random_heads(72, 8) == 5
-    assert pr.best_of_random_heads(1, 8) == 2      # the median of one guesser
+def test_one_guessers_range_is_its_5th_to_95th_percentile():
+    from math import comb
+
+    for n_pairs in (4, 8, 9, 20):
+        low, high = pr.guessing_range(n_pairs)
+        cdf = np.cumsum([comb(n_pairs, k) * 0.25 ** k * 0.75 ** (n_pairs - k) for k in range(n_pairs + 1)])
+        assert cdf[low] >= 0.05 and (low == 0 or cdf[low - 1] < 0.05)
+        assert cdf[high] >= 0.95 and (high == 0 or cdf[high - 1] < 0.95)
 
 
-def test_contrast_and_testset_sentences_are_computed():
+def test_choose_head_uses_only_the_rule():
+    answer = np.array([[[0.6, 0.5], [0.9, 0.2], [0.8, 0.7]]])   # 1 layer, 3 heads, 2 sentences
+    other = np.array([[[0.1, 0.1], [0.1, 0.3], [0.1, 0.1]]])
+    # head 1 has the largest mean margin but is wrong on the second sentence: heads 0 and 2 pass, 2 by more.
+    assert pr.choose_head(answer, other) == (0, 2, 2)
+    assert pr.choose_head(other, answer)[2] == 0                 # nobody passes: still one head, none counted
+
+
+def test_contrast_sentence_counts_heads_without_a_verdict_over_them():
     share = np.array([[0.9, 0.8, 0.2, 0.4]])
     contrast = np.array([[0.1, 0.9, 0.3, 0.3]])
     summary = pr.contrast_summary(share, contrast, first_is_a=True)
     assert summary["flipped"] == ["L0H0"]
-    assert summary["sentence"].startswith("**2** heads are right on the first sentence, **3** on the contrast, "
-                                          "and **1** flip the right way in both: L0H0 (L0H0 = layer 0 (the first of 1), "
-                                          "head 0")
+    assert "**2** heads are right on the first sentence, **3** on the contrast" in summary["sentence"]
+    assert "**1** flip the right way" in summary["sentence"]
     assert "blank" not in summary["sentence"]  # nothing said about the grid when the page did not pass it
-    # The flipping heads blank in the preference grid (the two words get < 10% there) are counted apart.
     blank = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.array([[True, False, False, False]]))
-    assert "It is blank in the preference grid above (L0H0)" in blank["sentence"]
-    looking = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.zeros((1, 4), bool))
-    assert "none is blank in the preference grid" in looking["sentence"]
-    assert "about 1 of 4 heads by luck: 1 of 4 is **about what guessing gives**" in summary["sentence"]
-    board = pr.Scoreboard(np.array([[10, 12]]), np.array([[1, 6]]), 16, 8, 8, 8)
-    assert "**6 of 8**" in pr.testset_conclusion(board)
-    conclusion = pr.testset_conclusion(board)
-    assert "typically gets (3 of 8)" in conclusion and "**better than luck**" in conclusion
-    board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 1), 16, 8, 8, 8)
-    assert "fewer than one head that guesses (2 of 8" in pr.testset_conclusion(board)
-    assert "**no better than guessing**" in pr.testset_conclusion(board)
-    # The issue's case: 2 of 8, the chance row of the page's own table, is "the same as" guessing.
-    board = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 2), 16, 8, 8, 8)
-    assert "**2 of 8** pairs fully right — the same as one head that guesses (2 of 8" in pr.testset_conclusion(board)
+    assert "(L0H0)" in blank["sentence"]
+    # the head chosen in advance is named with its own result: the first flips, the second is right only once
+    assert "L0H0" in pr.contrast_summary(share, contrast, True, chosen=(0, 0))["sentence"].split("heads are counted")[1]
+    assert "L0H1" in pr.contrast_summary(share, contrast, True, chosen=(0, 1))["sentence"]
 
 
-def test_one_verdict_with_the_baseline_in_the_same_units():
+def board_with(pairs_right: int, held_right: int, n_pairs: int = 8) -> pr.Scoreboard:
+    """A scoreboard whose chosen head L0H0 gets pairs_right pairs and held_right of 10 easy sentences; the fixed
+    rules get 5 and 4 of them."""
+    head_pairs = np.zeros((1, 2), int)
+    head_pairs[0, 0] = pairs_right
+    held = np.zeros((1, 2, 10), int)
+    held[0, 0, :held_right] = 1
+    return pr.Scoreboard(np.zeros((1, 2), int), head_pairs, 2 * n_pairs, n_pairs, n_pairs, n_pairs, 0, 0, 1, 6, held,
+                         5, 4, np.full((1, 2), 0.6))
+
+
+def test_the_verdict_reads_the_chosen_head_against_one_guesser_and_the_fixed_rules():
     words = [pr.Word("dog", (1,)), pr.Word("food", (3,))]
-    rows = np.zeros((6, 12, 5))
-    rows[:3, :, 1], rows[:3, :, 3] = 0.3, 0.1   # 36 heads prefer "dog"
-    rows[3:, :, 1], rows[3:, :, 3] = 0.1, 0.3   # 36 prefer "food"
+    rows = np.zeros((1, 2, 5))
+    rows[0, 0, 1], rows[0, 0, 3] = 0.3, 0.1
     found = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[0], words[1], "it")
-    chance = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 2), 16, 8, 8, 8)
-    text = pr.page_verdict(found, "dog", "food", "it", chance)
-    assert text.startswith("**Verdict: in this model, where “it” looks does not tell what it means")
-    assert "36 of 72 heads look more at “dog” and 36 more at “food” (guessing would give about 36 each" in text
-    assert ("best head on pairs gets 2 of 8 right — the same as one head that guesses (2 of 8) — and the luckiest of 72 "
-            "guessing heads typically gets 5") in text
-    lucky = pr.Scoreboard(np.zeros((6, 12), int), np.full((6, 12), 6), 16, 8, 8, 8)
-    assert pr.page_verdict(found, "dog", "food", "it", lucky).startswith(
-        "**Verdict: some head does better than guessing.**")
-    rows[3:, :, 1], rows[3:, :, 3] = 0.3, 0.1   # now every head prefers "dog"
-    found = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[0], words[1], "it")
-    assert "more heads look at “dog” than guessing would, but no head" in pr.page_verdict(found, "dog", "food",
-                                                                                          "it", chance)
+    low, high = pr.guessing_range(8)
+    texts = {}
+    for pairs_right, held_right in ((1, 9), (high + 1, 9), (1, 3)):
+        text = pr.page_verdict(found, "dog", "food", "it", board_with(pairs_right, held_right))
+        # its counts, the fixed rules' and one guesser's, and its weights on this sentence
+        for number in (f"{pairs_right} of 8", f"{held_right} of 10", "5", "4", f"{low} to {high}", "30%", "10%"):
+            assert number in text, (number, text)
+        texts[pairs_right, held_right] = text.split("**")[1]
+    assert len(set(texts.values())) == 3    # a verdict of its own for each reading of the numbers
+    assert pr.page_verdict(found, "dog", "food", "it", pr.Scoreboard(np.zeros((1, 2), int), np.zeros((1, 2), int),
+                                                                     16, 8, 8, 8)) == ""
+
+
+def test_the_real_verdict_states_the_preset_heads_held_out_record(model):
+    """The record computed here case by case from the model, not through score_heads."""
+    from ui.settings import PRONOUN_HEAD
+
+    def right(case):
+        analysis = model.analyze(case.sentence)
+        pronoun, a, b = pr.case_words(case, analysis.tokens, analysis.word_ids)
+        share = pr.preference(analysis.attentions[PRONOUN_HEAD], pronoun, a, b)
+        return bool(share > 0.5) == (case.answer == case.candidates[0])
+
+    def attentions_of(text):
+        analysis = model.analyze(text)
+        return analysis.attentions, analysis.tokens, analysis.word_ids
+
+    board = pr.score_heads(pr.PAIRS, attentions_of)
+    assert board.chosen == PRONOUN_HEAD
+    held = sum(right(case) for case in pr.HELD_OUT)
+    pairs = sum(right(first) and right(second) for first, second in pr.PAIRS)
+    analysis = model.analyze(pr.PAIRS[0][0].sentence)
+    pronoun, a, b = pr.case_words(pr.PAIRS[0][0], analysis.tokens, analysis.word_ids)
+    found = pr.verdict(analysis.attentions[:, :, list(pronoun.pieces)].mean(2), analysis.tokens, a, b, "it")
+    text = pr.page_verdict(found, a.text, b.text, "it", board)
+    assert f"{held} of {len(pr.HELD_OUT)}" in text and f"{pairs} of {len(pr.PAIRS)}" in text
+    record = pr.chosen_record(board)
+    assert (record.held_right, record.pairs_right) == (held, pairs)
+    # the headline is the branch the numbers call for
+    assert pr.record_headline(record) in text
+
+
+def test_rollout_reading():
     assert pr.rollout_reading({"dog": 0.03, "food": 0.02}).startswith("almost nothing from any of them")
     assert pr.rollout_reading({"dog": 0.30, "food": 0.29}).startswith("about the same")
     assert pr.rollout_reading({"dog": 0.30, "food": 0.10}) == "“dog” leads by 20 percentage points."
-

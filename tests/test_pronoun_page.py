@@ -181,3 +181,22 @@ def test_weight_grid_is_a_valid_figure_that_starts_at_zero():
     trace = spec["data"][0]
     assert trace["zmin"] == 0 and trace["zmax"] == pytest.approx(values.max()) and "zmid" not in trace
     assert isinstance(trace["colorscale"], list) and spec["layout"]["shapes"]
+
+
+def test_the_verdict_names_the_preset_head_and_its_held_out_record(model):
+    """The verdict, the sidebar's preset and the start page's example are about one head: the one its selection
+    sentences choose. The page states its record on the held-out sentences, computed here from the model."""
+    from lessons.heads import role_check, role_head
+    from ui.settings import HEAD_PRESETS, PRONOUN_HEAD
+
+    layer, head, _ = role_head("pronoun", model.analyze)
+    assert (layer, head) == PRONOUN_HEAD
+    answer, other, _, _ = role_check("pronoun", model.analyze)
+    right = (answer > other)[PRONOUN_HEAD]
+    n_easy = len(pr.HELD_OUT)
+    pairs = int((right[n_easy::2] & right[n_easy + 1::2]).sum())
+    at = run_app(PAGE)
+    verdict = next(str(m.value) for m in at.markdown if "Verdict" in str(m.value))
+    preset = next(name for name, preset in HEAD_PRESETS.items() if preset == PRONOUN_HEAD)
+    assert preset in verdict and f"layer {layer} (the {ordinal(layer + 1)} of 6), head {head}" in verdict
+    assert f"{int(right[:n_easy].sum())} of {n_easy}" in verdict and f"{pairs} of {len(pr.PAIRS)}" in verdict

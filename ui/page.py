@@ -13,7 +13,7 @@ from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, MAX_SENTENCE_CHARS, Example, choose_sentence, clean_sentence, settings
 from .sidebar import draw_token_list, shown_tokens, token_chosen
-from .text import layer_head_name, md, no_bidi, pct, quote
+from .text import layer_head_name, md, no_bidi
 from .view import View, current_view, view_again
 
 
@@ -163,8 +163,9 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     if view.is_toy:
         return
     text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
-            "sentence. A head that has nothing useful to look at for a word often parks its attention on them, "
-            "as a way to “look nowhere”.")
+            "sentence. Every row of weights must add up to 1, and many heads put much of it on them; their value "
+            "vectors are often short, so that weight adds little to the output (the multi-head page measures it "
+            "for your sentence).")
     if view.hidden.size and not folded:
         text += (f" They are hidden from the matrices, not from the computation: the last column, "
                  f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the "
@@ -197,22 +198,6 @@ def example_sentences() -> None:
     for column, example in zip(columns[1:], EXAMPLES):
         column.button(example.name, key=f"example-{example.name}",
                       help=f"{example.sentence} It shows {example.shows} ({layer_head_name(example.layer, example.head)}).", on_click=_use_example, args=(example,), use_container_width=True)
-
-
-def example_lesson(view: View) -> None:
-    """While an example's sentence and head are on screen: what it shows, with the live share of its word."""
-    example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
-                    and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
-    if example is None or example.focus not in view.labels or example.target not in view.labels:
-        return
-    row = view.weights[view.labels.index(example.focus)]
-    against = (f", and {pct(row[view.labels.index(example.control)])} to {quote(example.control)}"
-               if example.control in view.labels else "")
-    st.markdown(f"**What this example shows:** {example.shows}. "
-                f"{layer_head_name(example.layer, example.head, capital=True)} was "
-                f"chosen for it by measuring all 72 heads: {quote(example.focus)} sends "
-                f"**{pct(row[view.labels.index(example.target)])}** of its attention to {quote(example.target)}"
-                f"{against}.")
 
 
 def step_downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:

@@ -12,7 +12,7 @@ from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze, core_attentions
 
-from . import figures, tables
+from . import figures
 from .model import warn_if_cut, warn_if_truncated
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
 from .text import layer_head_name, md, pct, plain_small, quote, shorten
@@ -217,8 +217,9 @@ def rollout_section(attentions, pronoun, candidates, model, sentence: str, teach
                 + ": " + pr.rollout_reading(last_roll, quote=quote))
 
 
-def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teaching: bool) -> None:
-    """The contrast test: the user changes one word; does each head change its mind?"""
+def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teaching: bool, chosen=None) -> None:
+    """The contrast test: the user changes one word; does each head change its mind? chosen: the head chosen in
+    advance for pronouns, whose answer is said apart."""
     st.header("The contrast test: change one word, does the head change its mind?")
     contrast = st.text_input("Contrast sentence: change one word so that the pronoun means the other candidate",
                              value=pr.contrast_partner(sentence), key=f"pron_contrast_{tag}",
@@ -241,54 +242,9 @@ def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teachin
         else:
             c_share = pr.preference(c_analysis.attentions, c_pronoun, c_a, c_b)
             summary = pr.contrast_summary(verdict.share_a, c_share, first_is_a=answer_first == a.text,
-                                          elsewhere=verdict.looks_elsewhere)
+                                          elsewhere=verdict.looks_elsewhere, chosen=chosen)
             figures.show(figures.layer_head_grid(c_share - verdict.share_a,
                                                  f"Change of {a.text}'s share: contrast − first",
                                                  teaching=teaching, colorbar_title="change"),
                          figures.figure_filename("pronoun_contrast", contrast, f"{a.text}-{b.text}"), teaching)
             st.markdown(summary["sentence"])
-
-
-def test_set_section(board, teaching: bool) -> None:
-    """The built-in Winograd-style pairs: each head's accuracy beside chance and two fixed rules."""
-    st.header("A small test set: how many pairs does each head get right?")
-    st.markdown(f"**Winograd-style** pairs: two sentences that differ in one word, and that word changes what the "
-                f"pronoun means. Here are {len(pr.PAIRS)} such pairs. A head answers with the candidate it attends "
-                "to more; it gets a pair fully right only if it changes its answer with the word.")
-    with st.expander("Where the name comes from, and the pairs"):
-        st.markdown("Terry Winograd (1972) used *The city councilmen refused the demonstrators a permit because "
-                    "they feared / advocated violence.* to show that resolving a pronoun needs knowledge of the "
-                    "world. Levesque, Davis and Morgenstern (2012) made a test of such pairs, the Winograd Schema "
-                    "Challenge.")
-        tables.table([{"sentence": case.sentence, "pronoun": case.pronoun, "means": case.answer}
-                  for pair in pr.PAIRS for case in pair])
-    figures.show(figures.layer_head_grid(board.head_accuracy, "Accuracy of each head on the built-in pairs",
-                                         teaching=teaching, zmid=0.5, bound=0.5, colorbar_title="accuracy"),
-                 figures.figure_filename("pronoun_testset", "builtin pairs", "accuracy"), teaching)
-    best_head, best_pairs = pr.best_heads(board)
-    rows_table = [
-        {"who": "chance", "sentences right": f"{board.n_sentences / 2:.0f} of {board.n_sentences}",
-         "pairs fully right": f"{board.n_pairs / 4:.0f} of {board.n_pairs}"},
-        {"who": "always the first-mentioned candidate (subject)",
-         "sentences right": f"{board.subject_correct} of {board.n_sentences}",
-         "pairs fully right": f"0 of {board.n_pairs}"},
-        {"who": "always the nearest candidate before the pronoun",
-         "sentences right": f"{board.nearest_correct} of {board.n_sentences}",
-         "pairs fully right": f"0 of {board.n_pairs}"},
-        {"who": f"best head on sentences: {layer_head_name(*best_head)}",
-         "sentences right": f"{board.head_correct[best_head]} of {board.n_sentences}",
-         "pairs fully right": f"{board.head_pairs[best_head]} of {board.n_pairs}"},
-        {"who": f"best head on pairs: {layer_head_name(*best_pairs)}",
-         "sentences right": f"{board.head_correct[best_pairs]} of {board.n_sentences}",
-         "pairs fully right": f"{board.head_pairs[best_pairs]} of {board.n_pairs}"},
-    ]
-    tables.table(rows_table)
-    st.markdown(
-        "A fixed rule like “always the subject” never changes its answer, so it gets **no pair** fully right; a "
-        "head "
-        "that does the same is not resolving the pronoun. " + pr.testset_conclusion(board)
-        + " (One of many heads can look good by luck alone: that is why the best head is compared with the luckiest "
-        "of as many guessing heads, not with one.) The test set ranks heads by answers right, a different "
-        "question from which head gives one word the most weight in one sentence (the head first drawn in “One "
-        "head in detail”), so its best heads need not be that one."
-    )

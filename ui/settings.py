@@ -17,31 +17,34 @@ DEFAULT_SENTENCE = "I am good."
 # nothing (issue 29). It stays one click away as a preset (HEAD_PRESETS).
 DEFAULT_LAYER = 1
 DEFAULT_HEAD = 8
-# Heads named by what they do beyond the next or previous word, each the best of all 72 heads on a small set of
-# sentences with a control word (lessons/heads.py HEAD_ROLES and role_head; tests/test_examples.py measures again).
+# Heads named by what they do beyond the next or previous word. Each is chosen by one rule on a role's selection
+# sentences and named by what it does on other sentences the choice never saw (lessons/data/role_heads.json;
+# lessons/heads.py role_head and role_check; tests/test_examples.py measures both again). The pronoun head gives a
+# pronoun's candidate nouns most of its attention and picks the right one where grammar or an easy cue decides, but
+# no more often than guessing in pairs where only the meaning decides: so it is named for where it looks.
 PRONOUN_HEAD = (3, 1)
 SAME_WORD_HEAD = (2, 9)
+PRONOUN_PRESET = "a head that looks from a pronoun to an earlier noun"
 HEAD_PRESETS = {
     "a head that looks at the next word": (DEFAULT_LAYER, DEFAULT_HEAD),
     "a head that looks at the previous word": (0, 2),
-    "a head that looks from a pronoun to the noun it stands for": PRONOUN_HEAD,
+    PRONOUN_PRESET: PRONOUN_HEAD,
     "a head that looks back at the same word said earlier": SAME_WORD_HEAD,
 }
-# What each preset was measured on, said in its button's help (no number: the page states the live ones).
+# What each preset was measured on, said in its button's help (no number: the pages state the live ones).
 PRESET_HELP = {
     "a head that looks at the next word":
         "Chosen by measuring all 72 heads on “I am good.”: the clearest nameable pattern whose row stays soft.",
     "a head that looks at the previous word": "Every word puts almost all its attention on the word before it.",
-    "a head that looks from a pronoun to the noun it stands for":
-        "Chosen by measuring all 72 heads on five sentences (“it”, “she”, “he”, “they”, “who”): of the heads that "
-        "put more of the pronoun's attention on its noun than on another noun of the sentence in every one, the "
-        "one with the largest difference.",
+    PRONOUN_PRESET:
+        "Chosen on a few sentences, then checked on others it was not chosen on: there a pronoun gives its "
+        "candidate nouns most of its attention, and the right one more where grammar or an easy cue decides "
+        "(“she” for a woman), but in pairs where only the meaning decides (“too tired” / “too wide”) no more often "
+        "than guessing. It shows where a pronoun looks, not what it means: the pronoun page has the numbers.",
     "a head that looks back at the same word said earlier":
-        "Chosen by measuring all 72 heads on four sentences that say a word twice (“the cat … the cat”): the "
-        "head whose second copy looks most at the first, more than at another noun, in every one.",
+        "Chosen on a few sentences that say a word twice (“the cat … the cat”), then checked on others: the second "
+        "copy gives the first more attention than another word of the sentence, in each of them.",
 }
-
-
 @dataclass(frozen=True)
 class Example:
     """A built-in sentence and the lesson it opens on: the head chosen by measurement for it, the token selected."""
@@ -53,21 +56,25 @@ class Example:
     layer: int
     head: int
     shows: str           # what it shows, in plain words
+    partner: str | None = None  # the same sentence with a word changed so that the focus means the control
 
 
-# The heads: "I am good." opens on the default (teaching_heads); each other example on the head that, of all 72,
-# sends its focus token most to its target while the row stays soft (lessons/heads.py focus_head), which is the
-# pronoun preset for "it" and "who". tests/test_examples.py measures every one again.
+# The heads: "I am good." opens on the default (teaching_heads); "river bank" on the head that, of all 72, sends its
+# focus token most to its target while the row stays soft (lessons/heads.py focus_head); "it" and "who" on the
+# pronoun preset, chosen on other sentences (PRONOUN_HEAD). What an example "shows" names what is drawn, not a
+# finding: the start page states the live shares beside it, and for the animal sentence the partner sentence
+# where "it" means the street (the same head still looks at "animal" there). tests/test_examples.py measures each.
 EXAMPLES = (
     Example("I am good.", "I am good.", "i", "am", None, DEFAULT_LAYER, DEFAULT_HEAD,
-            "each word looks at the word after it"),
+            "where each word looks, in a head where most words look at the next word"),
     Example("“it” and the animal", "The animal didn't cross the street because it was too tired.", "it", "animal",
-            "street", *PRONOUN_HEAD, "a pronoun finds the noun it stands for"),
+            "street", *PRONOUN_HEAD, "where “it” looks, and whether that follows what “it” means",
+            partner="The animal didn't cross the street because it was too wide."),
     Example("river bank", "I sat on the river bank and watched the water.", "bank", "river", "water", 0, 4,
             "“bank” reads “river”, the word that says which bank"),
     Example("a long sentence", "The old lighthouse keeper, who had lived alone on the island for thirty years, "
             "finally wrote down the stories the sailors had told him.", "who", "keeper", "island", *PRONOUN_HEAD,
-            "“who” finds the person it stands for, across a comma"),
+            "where “who” looks, across a comma"),
 )
 MODES = {
     "learned": "the model's own W_Q, W_K, W_V for one layer and head",

@@ -4,21 +4,77 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.heads import PATTERN_WORDS, describe_heads
+from lessons.heads import PATTERN_WORDS, describe_heads, next_word_rows, word_position
+from serving.models import analyze
 
 from . import figures, readouts
-from .page import WHOLE_PAGE_RERUN, example_lesson, specials_note, token_picker
+from .page import WHOLE_PAGE_RERUN, specials_note, token_picker
 from .parity import parity_badge
 from .sidebar import draw_token_list
-from .text import pct, quote
+from .settings import DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, PRONOUN_HEAD
+from .text import layer_head_name, pct, quote
 from .view import View, current_view
 from .walkthrough_section import show_walkthrough
+
+
+def example_claim(view: View) -> None:
+    """While an example's sentence and head are on screen: what it shows, with the live shares it is about, and for
+    the next-word and pronoun examples what the numbers say beyond this one row."""
+    example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
+                    and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
+    if example is None or example.focus not in view.labels or example.target not in view.labels:
+        return
+    labels = view.labels
+    row = view.weights[labels.index(example.focus)]
+    against = (f", and {pct(row[labels.index(example.control)])} to {quote(example.control)}"
+               if example.control in labels else "")
+    name = layer_head_name(example.layer, example.head, capital=True)
+    how = ("chosen for pronouns on other sentences, not on this one" if (example.layer, example.head) ==
+           PRONOUN_HEAD else "chosen for it by measuring all 72 heads")
+    text = (f"**What this example shows:** {example.shows}. {name} ({how}): {quote(example.focus)} sends "
+            f"**{pct(row[labels.index(example.target)])}** of its attention to {quote(example.target)}{against}.")
+    if (example.layer, example.head) == (DEFAULT_LAYER, DEFAULT_HEAD):  # the next-word head: every row, its exceptions
+        text += " " + next_word_reading(view)
+    if example.partner:
+        text += " " + partner_reading(example, view)
+    st.markdown(text)
+
+
+def next_word_reading(view: View) -> str:
+    rows = next_word_rows(view.weights, view.shown)
+    labels, keys = view.labels, view.key_labels
+    others = [(r, n, top) for r, n, top in rows if top != n]
+    count = len(rows) - len(others)
+    if not others:
+        text = f"Each word followed by another word looks most at the word after it ({count} of {len(rows)})."
+    elif count > len(rows) / 2:
+        text = (f"Most words look most at the word after them, but not every one: {count} of the {len(rows)} words "
+                "followed by another word do.")
+    else:
+        text = f"Only {count} of the {len(rows)} words followed by another word look most at the word after them."
+    for r, n, top in others:
+        text += (f" {quote(labels[r])} gives more to {quote(keys[top])} ({pct(view.weights[r, top])}) than to the "
+                 f"word after it, {quote(keys[n])} ({pct(view.weights[r, n])}).")
+    return text
+
+
+def partner_reading(example, view: View) -> str:
+    """The same head on the partner sentence, where the focus means the control: does its attention follow?"""
+    partner = analyze(example.partner, view.settings.model_name or None)
+    row = partner.attentions[example.layer, example.head, word_position(partner.tokens, example.focus)]
+    target, control = (float(row[word_position(partner.tokens, w)]) for w in (example.target, example.control))
+    shares = f"it sends {pct(target)} to {quote(example.target)} and {pct(control)} to {quote(example.control)}"
+    follows = (f"it still looks more at {quote(example.target)}, so where it looks does not follow the meaning here"
+               if target > control else f"it now looks more at {quote(example.control)}, as the meaning does")
+    return (f"In the partner sentence, {quote(example.partner)}, where {quote(example.focus)} means the "
+            f"{example.control}, {shares}: {follows}. The pronoun page shows how this head does on sentences it "
+            "was not chosen on.")
 
 
 def what_the_head_does(view: View) -> None:
     """Above the part that follows the token (none of it names the selected token, so a chip click leaves it):
     the example's lesson while an example is on screen, and what the head does over every row of the sentence."""
-    example_lesson(view)
+    example_claim(view)
     if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
         (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
         if pattern in PATTERN_WORDS:
