@@ -113,7 +113,7 @@ def main() -> None:
         "}",
         "",
     ]
-    (ROOT / "attention" / "training_rates.py").write_text("\n".join(lines))
+    (ROOT / "lessons" / "training_rates.py").write_text("\n".join(lines))
     print(f"wrote lessons/training_rates.py in {seconds:.0f} s")
 
 

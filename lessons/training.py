@@ -50,6 +50,7 @@ COMPARE_D_K = (8, 64, 512)
 COMPARE_STEPS = 150
 COMPARE_SENTENCES = 16
 LAB_SEEDS = (0, 1, 2)          # the comparison's seeds: every setting trains once per seed
+EXTRA_SEEDS = (3, 4, 5, 6, 7)  # trained too at a d_k whose verdict is unclear on LAB_SEEDS (~1 s at d_k 8 or 64)
 HELDOUT_SENTENCES = 256        # new sentences, never trained on, on which every run is judged
 SATURATED = 0.99  # a softmax row whose largest weight is above this passes almost no gradient
 
@@ -502,33 +503,74 @@ def small_words(x: float) -> str:
     return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}" if x < 1 else f"{x:.2f}"
 
 
-# A difference in loss smaller than this share of the loss of looking evenly (the task's scale) does not
-# matter, even beyond the seeds' spread: both heads then learned the task (e.g. 0.0002 against 0.00015).
-NEGLIGIBLE_LOSS_SHARE = 0.01
+# The verdict rule (stated on the page too). ratio = the unscaled head's mean held-out loss ÷ the scaled head's
+# (above 1: scaling helps). A verdict needs an effect size and a spread: the ranges overlapping alone once called a
+# 50× difference "changes little" because one lucky seed reached the other side's range.
+CLEAR_RATIO = 2.0    # "helps"/"hurts": the means differ by this factor or more AND the seeds' ranges do not overlap
+NEAR_RATIO = 1.25    # "changes little": the means are within this factor of each other, whatever the spread
+# Everything else is "unclear" (ratio beyond NEAR_RATIO but the ranges overlap) or "slight" (beyond the spread, but
+# less than CLEAR_RATIO). An unclear verdict at LAB_SEEDS trains EXTRA_SEEDS too and is made again on all of them.
+# Both losses below this share of the loss of looking evenly: both heads learned the task, whatever their ratio
+# (said beside the verdict, not instead of it).
+LEARNED_LOSS_SHARE = 0.01
+OUTCOMES = ("helps", "hurts", "slight", "unclear", "little")
+# Below this share of rows saturated at the start, saturation cannot be what makes the unscaled head worse.
+FEW_SATURATED = 0.2
 
 
-def compare_outcome(scaled: Spread, unscaled: Spread, baseline: float = float("nan")) -> str:
-    """'tie' when the seeds' ranges of the held-out loss overlap ('tie' too when the means differ by less than
-    NEGLIGIBLE_LOSS_SHARE of the baseline loss), else 'win' (scaled lower) or 'loss'."""
-    if scaled.overlaps(unscaled) or abs(scaled.mean - unscaled.mean) < NEGLIGIBLE_LOSS_SHARE * baseline:
-        return "tie"
-    return "win" if scaled.high < unscaled.low else "loss"
+def verdict_outcome(scaled: Spread, unscaled: Spread) -> str:
+    """One of OUTCOMES, from the ratio of the means and whether the seeds' ranges overlap (see CLEAR_RATIO)."""
+    ratio = loss_ratio(scaled, unscaled)
+    if 1 / NEAR_RATIO < ratio < NEAR_RATIO:
+        return "little"
+    if scaled.overlaps(unscaled):
+        return "unclear"
+    if ratio >= CLEAR_RATIO:
+        return "helps"
+    return "hurts" if ratio <= 1 / CLEAR_RATIO else "slight"
+
+
+def loss_ratio(scaled: Spread, unscaled: Spread) -> float:
+    """The unscaled head's mean loss ÷ the scaled head's: 20 = scaling gives a 20× lower loss."""
+    if not np.isfinite(unscaled.mean):
+        return float("inf")
+    return unscaled.mean / scaled.mean if scaled.mean > 0 else float("inf")
+
+
+def ratio_words(ratio: float) -> str:
+    """A ratio as the lab prints it: 1.17×, 3.4×, 18×, 340×."""
+    if not np.isfinite(ratio):
+        return "infinitely"
+    return f"{ratio:.2f}×" if ratio < 2 else f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    d_k: int
+    outcome: str          # one of OUTCOMES
+    scaled: Spread        # held-out loss over the seeds
+    unscaled: Spread
+    ratio: float          # unscaled mean ÷ scaled mean
+    seeds: int
+    saturated: float      # share of the unscaled head's rows saturated at the start, mean over its seeds
+    sentence: str         # Markdown, built from the numbers above
 
 
 def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep: float | None = None,
-                    rates_tried: int | None = None) -> tuple[str, str]:
-    """(outcome, sentence) for one d_k, from the runs of every seed: the mechanism first (how many rows start
-    saturated, how much gradient a saturated row passes), then what happened on new sentences, and a verdict
-    only where the seeds' ranges do not overlap. unscaled_best_of_sweep: the unscaled setting's best mean loss
-    over all rates_tried rates of the sweep (training_rates.SWEEP_LOSSES), for "at any rate we tried"."""
+                    rates_tried: int | None = None) -> Verdict:
+    """The verdict for one d_k, from the runs of every seed, each setting at its own W_Q/W_K rate: the mechanism
+    first (how many rows start saturated, how much gradient a saturated row passes), then the held-out losses
+    with their ratio and ranges, and the outcome by the rule above (verdict_outcome). unscaled_best_of_sweep:
+    the unscaled setting's best mean loss over all rates_tried rates of the sweep (training_rates.SWEEP_LOSSES),
+    for "at any rate we tried"."""
     scaled, unscaled = (Spread.of(r.heldout_loss for r in runs) for runs in (scaled_runs, unscaled_runs))
     baseline = _mean_finite(r.baseline_loss for r in [*scaled_runs, *unscaled_runs])
-    outcome = compare_outcome(scaled, unscaled, baseline)
+    outcome, ratio = verdict_outcome(scaled, unscaled), loss_ratio(scaled, unscaled)
     saturated = _mean_finite(r.start_saturated for r in unscaled_runs)
     saturated_scaled = _mean_finite(r.start_saturated for r in scaled_runs)
     through_saturated = _mean_finite(r.start_row_grad_saturated for r in unscaled_runs)
     through_other = _mean_finite(r.start_row_grad_other for r in unscaled_runs)
-    seeds = len(scaled_runs)
+    seeds = min(len(scaled_runs), len(unscaled_runs))
     parts = [f"**d_k = {d_k}:** without ÷√d_k, {_share_words(saturated)} of the rows start saturated "
              f"(with it: {_share_words(saturated_scaled)})"]
     if np.isfinite(through_saturated) and np.isfinite(through_other) and through_other > 0:
@@ -536,18 +578,26 @@ def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep
                      f"{_share_words(through_saturated / through_other)} of what the other rows pass "
                      f"({small_words(through_other)})")
     parts[0] += "."
-    parts.append(f"On {HELDOUT_SENTENCES} new sentences, each at its own rate, the scaled head's loss is "
-                 f"{_range_words(scaled)}, the unscaled head's {_range_words(unscaled)}, over {seeds} seeds:")
-    few = " few rows saturate, so" if saturated < 0.2 else ""
-    if outcome == "tie" and scaled.overlaps(unscaled):
-        parts.append(f"the ranges overlap, the difference is within the seeds' spread:{few} scaling changes "
-                     "little here.")
-    elif outcome == "tie":
-        parts.append(f"both heads learn the task; the difference ({small_words(abs(scaled.mean - unscaled.mean))})"
-                     f" is beyond the seeds' spread but less than {NEGLIGIBLE_LOSS_SHARE:.0%} of the loss of "
-                     f"looking at every word evenly ({_loss_words(baseline)}):{few} scaling changes little here.")
-    elif outcome == "win":
-        parts.append("scaling **helps**, by more than the seeds' spread.")
+    parts.append(f"On {HELDOUT_SENTENCES} new sentences, each at its own rate, over {seeds} seeds, the scaled "
+                 f"head's loss is {_range_words(scaled)}, the unscaled head's {_range_words(unscaled)}: "
+                 + (f"the unscaled loss is **{ratio_words(ratio)}** the scaled one" if ratio >= 1 else
+                    f"the scaled loss is **{ratio_words(1 / ratio)}** the unscaled one") + ".")
+    few = " (few rows saturate)" if saturated < FEW_SATURATED else ""
+    if outcome == "little":
+        parts.append(f"Within {NEAR_RATIO:g}× of each other: scaling changes little here{few}.")
+    elif outcome == "unclear":
+        worse, best_of_worse, better, worst_of_better = (("unscaled", unscaled.low, "scaled", scaled.high)
+                                                         if ratio >= 1 else
+                                                         ("scaled", scaled.low, "unscaled", unscaled.high))
+        parts.append(f"**Unclear:** the means differ, but the ranges overlap: the best {worse} seed "
+                     f"({_loss_words(best_of_worse)}) ended below the worst {better} one "
+                     f"({_loss_words(worst_of_better)}).")
+    elif outcome == "slight":
+        first, second = ("scaled", "unscaled") if ratio > 1 else ("unscaled", "scaled")
+        parts.append(f"Every {first} seed ends below every {second} one, but by less than "
+                     f"{CLEAR_RATIO:g}× on average: a small effect.")
+    elif outcome == "helps":
+        parts.append("Scaling **helps**: every scaled seed ends below every unscaled one.")
         if unscaled_best_of_sweep is not None and np.isfinite(baseline):
             tried = f"any of the {rates_tried} rates we tried" if rates_tried else "any rate we tried"
             if unscaled_best_of_sweep > 0.5 * baseline:
@@ -559,9 +609,11 @@ def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep
                 parts.append(f"No rate rescues the unscaled head: the best of {tried.removeprefix('any of ')} "
                              f"left a loss of {_loss_words(unscaled_best_of_sweep)} (on the sweep's own seeds).")
     else:
-        parts.append("here the unscaled head ends lower, by more than the seeds' spread: scaling does **not** "
-                     "help at this d_k.")
-    return outcome, " ".join(parts)
+        parts.append("Here every unscaled seed ends below every scaled one: scaling does **not** help at this d_k.")
+    if max(scaled.mean, unscaled.mean) < LEARNED_LOSS_SHARE * baseline:
+        parts.append(f"Both heads learn the task all the same: both losses are under {LEARNED_LOSS_SHARE:.0%} of "
+                     f"the loss of looking at every word evenly ({_loss_words(baseline)}).")
+    return Verdict(d_k, outcome, scaled, unscaled, ratio, seeds, saturated, " ".join(parts))
 
 
 def max_curve_difference(run_a: TrainingRun, run_b: TrainingRun) -> float:

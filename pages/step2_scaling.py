@@ -44,8 +44,10 @@ def follow_the_selected_token(view):
         "Step 3 will turn each row of scores into shares that add up to 100% (a function called **softmax**). "
         "A dot product adds up d_k products. If the numbers in q and k are random with spread 1, the sum's "
         "spread grows like √d_k: with long vectors the scores get huge. Softmax (step 3) turns huge gaps into "
-        "*all-or-nothing* weights, and then the model can barely learn (its gradients become tiny). Dividing by "
-        "√d_k brings the spread back to about 1, whatever d_k is. Measured live on random vectors:"
+        "*all-or-nothing* weights, and then the model can barely learn (its gradients become tiny): that is the "
+        "textbook's reason, and the Training lab puts it to the test. Dividing by √d_k brings the spread back to "
+        "about 1, whatever d_k is (measured live on random vectors: “the spread of 2,000 random dot products” "
+        "below)."
     )
     dims = [2, 8, 32, 128, 512, 1024]
     raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
@@ -70,7 +72,7 @@ def follow_the_selected_token(view):
     keys = view.key_labels
     with why_bars:
         figures.show(figures.compare_bars({"softmax without scaling": unscaled, "softmax with scaling": scaled},
-                                          keys, f"Row of “{picked_label}”: softmax with and without √d_k",
+                                          keys, f"Row of “{picked_label}”: with √d_k, and with it removed",
                                           teaching=teaching),
                      figures.figure_filename("step2_saturation", view.settings.sentence, view.code), teaching)
         top_unscaled, top_scaled = int(unscaled.argmax()), int(scaled.argmax())
@@ -85,12 +87,16 @@ def follow_the_selected_token(view):
         with why_text:
             st.markdown(
                 picked_note +
+                "**The bars: this trained model with the division removed.** Every score is "
+                f"{np.sqrt(s.d_k):.2f} times larger: a *temperature change* on weights learned with √d_k, not a "
+                "model trained without it (that one would have learned other weights). "
                 f"On your sentence: the raw scores of {quote(picked_label)} spread over "
                 f"{view.base.raw[picked].std():.2f} (standard deviation), the scaled ones over "
                 f"{view.base.scaled[picked].std():.2f}. Without "
                 f"scaling, softmax puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with "
                 f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}."
             )
+            st.page_link("pages/training.py", label="The real test: the Training lab")
             with more_detail("how spread out the row is, in bits (entropy)"):
                 st.markdown(
                     f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes "
@@ -103,7 +109,6 @@ def follow_the_selected_token(view):
     specials_note(view, folded=not view.is_toy, scores_too=True)
     step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
     whys.show_step2(view)
-    st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
     step_nav("pages/step2_scaling.py")
 
 

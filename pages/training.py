@@ -2,6 +2,7 @@ import streamlit as st
 
 from lessons import training
 from serving import shared
+from ui import training_jacobian
 from ui import training_lab as sections
 from ui.model import model_or_stop
 from ui.settings import settings
@@ -53,5 +54,5 @@ sections.loss_section(run, setting, task, d_k, scaled, teaching)
 sections.pattern_section(run, words, shown, setting, task, d_k, teaching)
 sections.comparison_section(model, task, compare_runs, teaching)
 sections.how_computed(run, seed)
-sections.jacobian_section(teaching)
+training_jacobian.jacobian_section(teaching)
 st.page_link("pages/step3_softmax.py", label="Back to step 3, softmax")

@@ -9,8 +9,7 @@ from lessons import training, training_lab, training_rates
 from serving import shared
 
 from . import figures, tables
-from .text import layer_name, pct, quote
-from .view import current_view, steps_for
+from .text import pct
 
 SNAPSHOT_STEPS = training.LAB_SNAPSHOTS
 COMPARE_D_K, COMPARE_STEPS, COMPARE_SENTENCES = training.COMPARE_D_K, training.COMPARE_STEPS, training.COMPARE_SENTENCES
@@ -36,10 +35,6 @@ def with_progress(model, label, runs):
             results.append(shared.training_run(model, progress=progress, **run))
     slot.empty()
     return results
-
-
-def small(x):
-    return training.small_words(x)
 
 
 def loss_range(runs):
@@ -128,7 +123,8 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
         "seeds than the ones shown here. (We tune plain gradient descent rather than switch to an optimiser that "
         "adapts its own steps, such as Adam: it is the simplest learner, and the one for which the disguise at "
         f"the end of this section is exact.) Every setting trains from **{len(seeds)} seeds** (different starting "
-        f"weights and sentences) and is judged on **{training.HELDOUT_SENTENCES} new sentences**."
+        f"weights and sentences; {len(seeds) + len(training.EXTRA_SEEDS)} where the verdict is unclear) and is "
+        f"judged on **{training.HELDOUT_SENTENCES} new sentences**."
     )
     st.markdown(
         "**The textbook's start.** √d_k is meant for q and k whose numbers have spread 1: then q·k has variance "
@@ -136,9 +132,16 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
         f"d_k). A softmax row is **saturated** when one weight is above {pct(training.SATURATED)}: the row is then "
         "almost flat to small changes of its scores, so it passes almost no gradient back."
     )
-    if st.toggle(f"Run the comparison ({len(compare_runs)} trainings; a few seconds the first time)", value=True,
+    if st.toggle(f"Run the comparison ({len(compare_runs)} trainings, more where a verdict is unclear; a few seconds "
+                 "the first time)", value=True,
                  key="train_compare"):
         compare = with_progress(model, "Training heads to compare…", compare_runs)
+        verdicts = comparison_verdicts(compare, task)
+        unclear = [k for k, v in verdicts.items() if v.outcome == "unclear"]
+        if unclear:  # borderline: more seeds for those d_k only, and every verdict made again on all of them
+            compare += with_progress(model, "More seeds where the verdict is unclear…",
+                                     training_lab.extra_seed_runs(compare_runs, unclear))
+            verdicts = comparison_verdicts(compare, task)
         scaled_runs, unscaled_runs, disguised = training_lab.comparison_groups(compare, COMPARE_D_K)
         band = training_lab.loss_band
 
@@ -148,8 +151,8 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
             np.arange(COMPARE_STEPS + 1),
             {f"d_k = {k}": {scaled_name: band(scaled_runs[k]), unscaled_name: band(unscaled_runs[k]),
                             disguised_name: (np.array(disguised[k].losses), None, None)} for k in COMPARE_D_K},
-            f"Training loss with and without ÷√d_k, {len(seeds)} seeds · task: {task}", "training step",
-            "loss (log scale)", teaching=teaching),
+            f"Training loss with and without ÷√d_k, {seed_counts(scaled_runs)} seeds · task: {task}",
+            "training step", "loss (log scale)", teaching=teaching),
             figures.figure_filename("training_scaling", task, "dk8-64-512"), teaching)
         kinds = [(k, "÷ √d_k", scaled_runs[k]) for k in COMPARE_D_K] + [(k, "not scaled", unscaled_runs[k])
                                                                          for k in COMPARE_D_K]
@@ -158,19 +161,19 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
             "d_k": [k for k, _, _ in kinds],
             "scores": [name for _, name, _ in kinds],
             "W_Q, W_K rate": [f"{runs[0].lr:g}" for _, _, runs in kinds],
-            "variance of q·k at start": [f"{np.mean([r.start_qk_variance for r in runs]):.0f}"
+            "q·k variance at start": [f"{np.mean([r.start_qk_variance for r in runs]):.0f}"
                                          for _, _, runs in kinds],
-            "saturated rows at start": [pct(np.mean([r.start_saturated for r in runs])) for _, _, runs in kinds],
-            f"loss on {training.HELDOUT_SENTENCES} new sentences: mean (range, {len(seeds)} seeds)":
+            "rows saturated at start": [pct(np.mean([r.start_saturated for r in runs])) for _, _, runs in kinds],
+            "seeds": [len(runs) for _, _, runs in kinds],
+            f"loss on {training.HELDOUT_SENTENCES} new sentences: mean (seeds' range)":
                 [loss_range(runs) for _, _, runs in kinds],
+            "unscaled ÷ scaled": [training.ratio_words(verdicts[k].ratio) for k, _, _ in kinds],
             "right word's share": [pct(np.mean([r.final_on_target for r in runs])) for _, _, runs in kinds],
         }, hide_index=True)
         st.markdown(share_versus_loss(scaled_runs, unscaled_runs))
+        st.markdown(RULE_WORDS)
         for k in COMPARE_D_K:
-            _, sentence = training.scaling_verdict(k, scaled_runs[k], unscaled_runs[k],
-                                                   training_rates.SWEEP_BEST_LOSSES.get((task, k, False)),
-                                                   len(RATES_TRIED))
-            st.markdown(sentence)
+            st.markdown(verdicts[k].sentence)
         differences = training_lab.disguise_differences(scaled_runs, disguised, seeds[0])
         st.markdown(
             "**The same training in disguise.** The dotted line is an unscaled head whose W_Q and W_K start d_k^¼ "
@@ -184,10 +187,30 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
             "change of units, not a new ability: what it buys is a start outside softmax's flat region at every d_k, "
             "without shrinking the starting weights and the rate anew for each d_k."
         )
-        st.markdown(
-            "This is what step 2 said: without √d_k, long vectors give huge scores, softmax turns them into "
-            "all-or-nothing rows, and those rows pass back almost no gradient, so W_Q and W_K barely learn."
-        )
+        st.markdown(training_lab.closing_words(verdicts)[1])
+
+
+RULE_WORDS = (
+    f"**How the verdicts are made.** The effect is the ratio of the mean losses (unscaled ÷ scaled); the spread is "
+    f"each side's range, lowest to highest seed. Scaling **helps** when the ratio is "
+    f"{training.CLEAR_RATIO:g}× or more and every scaled seed ends below every unscaled one; it "
+    f"**changes little** when the means are within {training.NEAR_RATIO:g}× of each other; "
+    f"a larger ratio whose ranges overlap is **unclear**, and then {len(training.EXTRA_SEEDS)} more seeds are "
+    "trained and the verdict is made again on all of them. (The same the other way round is a verdict against "
+    f"scaling; ranges apart but a ratio under {training.CLEAR_RATIO:g}× is a small effect.)")
+
+
+def seed_counts(runs_by_d_k: dict) -> str:
+    """'3', or '3 or 8' when a borderline d_k trained more seeds."""
+    return " or ".join(str(n) for n in sorted({len(runs) for runs in runs_by_d_k.values()}))
+
+
+def comparison_verdicts(runs: list, task: str) -> dict:
+    """{d_k: training.Verdict} from the comparison's runs, every seed trained so far."""
+    scaled_runs, unscaled_runs, _ = training_lab.comparison_groups(runs, COMPARE_D_K)
+    return {k: training.scaling_verdict(k, scaled_runs[k], unscaled_runs[k],
+                                        training_rates.SWEEP_BEST_LOSSES.get((task, k, False)), len(RATES_TRIED))
+            for k in COMPARE_D_K}
 
 
 def how_computed(run, seed: int) -> None:
@@ -207,82 +230,16 @@ def how_computed(run, seed: int) -> None:
             "or stalls), found once by bench/sweep_training.py (here: "
             f"{run.lr:g} for the main run; a d_k the sweep did not try takes the nearest one's). **Start**: W_Q and W_K "
             "drawn so each number of q and k has variance 1, W_V with spread 1/√384. **Seeds**: the main run "
-            f"{seed}; the comparison {', '.join(map(str, seeds))} (seed {seeds[0]} for the disguised run). "
+            f"{seed}; the comparison {', '.join(map(str, seeds))} (seed {seeds[0]} for the disguised run), and "
+            f"{', '.join(map(str, training.EXTRA_SEEDS))} too at a d_k whose verdict is unclear on those. "
             f"**Sentences**: the main run {training.LAB_STEPS} steps of 32 new sentences, the comparison "
             f"{COMPARE_STEPS} steps of {COMPARE_SENTENCES}; every run is judged on {training.HELDOUT_SENTENCES} "
             "sentences it never saw. A row is saturated when its largest weight is above "
             f"{pct(training.SATURATED)}; the gradient a row passes back is the size (square root of the sum of "
-            "squares) of the gradient reaching its scores, averaged over rows at the start. The verdict calls a "
-            "difference a win only when the seeds' ranges do not overlap (and the means differ by at least "
-            f"{training.NEGLIGIBLE_LOSS_SHARE:.0%} of the loss of looking at every word evenly). Why not Adam: it "
+            "squares) of the gradient reaching its scores, averaged over rows at the start. **Verdicts**: the ratio of "
+            "the mean losses beside each side's range, by the rule stated above the verdicts. Why not Adam: it "
             "divides each step by the gradient's own size, which removes the √d_k-larger gradient of the unscaled "
             "head but not its √d_k-larger effect on the scores, so it too would need a rate per setting; and its "
             "disguised run would step at the rate ÷ d_k^¼ (not ÷ √d_k), exact only with Adam's small ε enlarged by "
             "d_k^¼ too."
         )
-
-
-def jacobian_section(teaching: bool) -> None:
-    """4 · Why a saturated row passes almost no gradient: the Jacobians of a soft and a saturated row."""
-    st.header("4 · Why a saturated row passes almost no gradient")
-    view = current_view()
-    # The model's own row: every token it sees, [CLS] and [SEP] included (renormalising over the shown words would
-    # give a row the model never computes).
-    if view.settings.mode == "learned":
-        steps = view.base
-    else:  # the Jacobian is about the model's own attention: recompute the selected row in learned mode
-        _, steps = steps_for(view.model, view.analysis, np.arange(view.analysis.n_tokens), "learned", 32, 0,
-                             view.settings.layer, view.settings.head)
-    i, tokens = int(view.shown[view.token]), list(view.analysis.tokens)
-    layer, head = view.settings.layer, view.settings.head
-    (soft_i, soft_head, _, soft_row), (sat_i, _, sat_scaled, sat_row) = training.jacobian_examples(
-        steps.weights, steps.raw, i, view.analysis.attentions[layer], head)
-    jacobian, jacobian_saturated = training.softmax_jacobian(soft_row), training.softmax_jacobian(sat_row)
-    st.markdown(
-        f"Two rows of the model's attention from step 3 ({layer_name(layer, view.model.n_layers)}, your sentence). A row's **Jacobian** is a "
-        "table: entry (i, j) says how much weight i moves when score j is nudged up a little. The gradient reaching "
-        "the scores is this table times the gradient reaching the weights, so when every entry is near zero, almost "
-        "nothing gets through. Both tables use one colour scale, ±0.25 (the most an entry can be, for two weights "
-        "of 50%), with 0 white."
-    )
-    st.latex(r"\frac{\partial w_i}{\partial s_j} = w_i\,(\delta_{ij} - w_j)")
-
-
-    def row_words(index, row_head, scaled, row_weights, table):
-        top = int(row_weights.argmax())
-        whose = "your selected word " if index == i else ""
-        how = "as the model computes it" if scaled else "without ÷√d_k"
-        return (f"the row of {whose}{quote(tokens[index])} in head {row_head}, {how}: its largest weight is "
-                f"**{pct(row_weights[top])}** (on {quote(tokens[top])}) and its largest Jacobian entry "
-                f"**{small(np.abs(table).max())}**")
-
-
-    is_saturated = sat_row.max() > training.SATURATED
-    other_head = (f" Head {head}, the one chosen in the sidebar, has no soft row in your sentence (every row puts over "
-                  f"{pct(training.SOFT)} on one word), so this row comes from head {soft_head} of the same layer."
-                  if soft_head != head else "")
-    st.markdown(
-        f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}"
-        + (": colour, so gradient gets through." if soft_row.max() <= training.SOFT else
-           " (the softest row in this layer for your word).")
-        + other_head + " **Right, a saturated row:** "
-        f"{row_words(sat_i, head, sat_scaled, sat_row, jacobian_saturated)}"
-        + (": nearly white, so almost no gradient gets through." if is_saturated
-           else ". (No row of this head saturates here, even without scaling: this is the closest.)")
-        + " A row's largest Jacobian entry is its largest w × (1 − w), the number step 2 calls the “fastest rate” "
-        + ("of the selected token's row with and without scaling: these are the same two rows, so step 2 prints "
-           "the same two numbers." if (soft_i, soft_head, sat_i, sat_scaled) == (i, head, i, False) else
-           "of the selected token's row: these are other rows, so step 2 prints other numbers.")
-    )
-    columns = st.columns(2) if not teaching else (st.container(), st.container())
-    for column, matrix, index, row_head, scaled_row, kind in (
-            (columns[0], jacobian, soft_i, soft_head, True, "soft"),
-            (columns[1], jacobian_saturated, sat_i, head, sat_scaled, "saturated")):
-        name = figures.figure_filename(f"training_jacobian_{kind}", view.settings.sentence,
-                                       f"{view.code}-t{index}-h{row_head}")
-        title = (f"Softmax Jacobian · {kind} row of “{tokens[index]}”, head {row_head}"
-                 + ("" if scaled_row else " without ÷√d_k"))
-        with column:
-            figures.show(figures.matrix_heatmap(matrix, tokens, tokens, title, kind="signed", teaching=teaching,
-                                                x_title="score nudged (j)", y_title="weight that moves (i)",
-                                                bound=0.25), name, teaching, key=f"fig-{kind}")
