@@ -76,6 +76,14 @@ def weighted_values(weights_row, v):  # [n_k], [n_k, d_v] -> [n_k, d_v]
     return np.asarray(weights_row)[:, None] * np.asarray(v)
 
 
+def length_shares(weights_row, v):  # [n_k], [n_k, d_v] -> [n_k], adds up to 1
+    """Each key's part of one output counted by length: its weight times the length of its value, over the sum
+    of those (the "norm" view of Kobayashi et al. 2020, "Attention is not only a weight"). A weight alone is not
+    a share of the output: a key whose value is short adds little to it, however much weight it gets."""
+    lengths = np.asarray(weights_row) * np.linalg.norm(np.asarray(v), axis=-1)
+    return lengths / max(float(lengths.sum()), 1e-12)
+
+
 def query_meets_keys(q_row, k):  # [d_k], [n_k, d_k] -> products [n_k, d_k], scores [n_k]
     """Step 1 for one token: its query times every key, number by number; each row's sum is a score."""
     products = np.asarray(q_row)[None, :] * np.asarray(k)

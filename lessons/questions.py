@@ -213,15 +213,18 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
                   "To make the scores negative", "To save memory"), 0,
                  f"A dot product of d_k numbers spreads more as d_k grows. Here d_k = {steps.d_k}: the raw scores "
                  f"of {me} spread over {steps.raw[i].std():.2f}, the scaled ones over {steps.scaled[i].std():.2f}. "
-                 f"Without scaling its largest weight would be {_pct(unscaled.max())} instead of "
-                 f"{_pct(row.max())}.", STEP2),
+                 f"With the division removed from this trained model, its largest weight would be "
+                 f"{_pct(unscaled.max())} instead of {_pct(row.max())}: a temperature change on learned weights, not "
+                 "a model trained without √d_k. The Training lab trains heads both ways: that is the real test.",
+                 STEP2),
         Question("gradient", g2, "What goes wrong for training when softmax is all-or-nothing?",
                  ("Its gradients become tiny, so the model can hardly learn",
                   "The weights stop adding up to 1", "The sentence gets shorter"), 0,
                  "A gradient says how much an output changes when an input is nudged; training follows it. "
                  "The slope of a weight with respect to its own score is w(1 − w), near 0 when w is near 0 or 1. "
                  f"For {me} the largest slope is {slope_scaled:.3f} with scaling and {slope_unscaled:.3f} "
-                 "without.", STEP2),
+                 "with the division removed after training (a temperature change, not a model trained without it; "
+                 "the Training lab measures what training without √d_k does).", STEP2),
         # --- step 3 (seed 000; "role" + "purpose" merged, "how applied" + "why row-wise" merged,
         #     "how calculated and interpreted" + "what do the weights of each word represent" merged)
         Question("role", g3, "What does softmax do to a row of scores?",
@@ -314,42 +317,56 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
     ]
 
 
+# The meaning quiz's options: which is right is read from the measurement (the tests index these).
+MEANING_BEFORE_OPTIONS = ("Very alike but not the same: the embedding adds where the word stands",
+                          "Exactly the same: before attention a word has one vector", "Already far apart")
+MEANING_CONTROL_OPTIONS = ("Far less than with attention: the word keeps only itself and where it stands",
+                           "About as far as with attention", "Further than with attention")
+
+
 def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str]) -> list[Question]:
     """Questions on the meaning page's measurement of a built-in word (lessons/meaning.Measurement): which answer is
     right is read from its numbers, and the explanations quote them."""
     from . import meaning as me
 
     g_all = GROUPS[-1]
+    fact = me.facts(result)
     word, seps, out = quote(result.word), result.separation, result.separation_knocked_out
     last = len(seps) - 1
     a, b = quote(names[0]), quote(names[1])
     apart = me.separates(seps)
-    numbers = (f"Separation (same-meaning pairs' mean cosine minus different-meaning pairs'), measured on "
-               f"{result.n_a} {a} and {result.n_b} {b} sentences: {me.signed(seps[0])} {me.stage(0)}, "
-               f"{me.signed(seps[1])} {me.stage(1)}, {me.signed(seps[last])} {me.stage(last)}")
-    before_options = ("Almost the same: the word has one vector before any attention",
-                      "Already far apart", "Pointing in opposite directions")
+    before = 1 if not fact.embeddings_differ else 0 if fact.embedding_low >= 0.8 else 2
     questions = [
         Question("meaning_before", g_all, f"Before any attention, how alike is the vector of {word} in a {a} "
-                 f"sentence and in a {b} sentence?", before_options, 0 if abs(seps[0]) < me.SEPARATES else 1,
-                 numbers + ".", MEANING),
+                 f"sentence and in a {b} sentence?", MEANING_BEFORE_OPTIONS, before,
+                 f"In the embedding the cosine of {word} between two of the {len(result.sentences)} sentences is "
+                 f"between {me.cosine(fact.embedding_low)} and {me.cosine(fact.embedding_high)}. The embedding is "
+                 "the word's own entry plus an entry for its position, so the same word at another place is a "
+                 "slightly different vector"
+                 + (f"; the cosine is 1.000 only for the {fact.same_place_pairs} pairs where it stands at the same "
+                    "place." if fact.identical_only_at_same_place and fact.same_place_pairs else "."), MEANING),
     ]
-    knocked_grows = bool(np.max(out[1:]) - out[0] >= me.SEPARATES)
+    control_gap, model_gap = fact.control_high - out[0], seps[1:].max() - seps[0]
+    control = (2 if control_gap > model_gap + me.SEPARATES else 1 if control_gap >= 0.5 * model_gap else 0)
     questions.append(Question(
-        "meaning_knocked_out", g_all, f"With attention knocked out in every layer (each token attends only to "
-        f"itself), what happens to the separation of the two meanings of {word}?",
-        ("It stays near 0: nothing else lets the word see its sentence", "It grows as much as with attention",
-         "It turns strongly negative"), 1 if knocked_grows and apart else 0,
-        f"With attention knocked out it is {me.signed(out[1])} {me.stage(1)} and {me.signed(out[last])} "
-        f"{me.stage(last)}; with attention, {me.signed(seps[1])} and {me.signed(seps[last])}.", MEANING))
+        "meaning_self_only", g_all, f"The control on the meaning page, self-only attention, makes every token attend "
+        f"only to itself in every layer. How far apart do the two meanings of {word} get then?",
+        MEANING_CONTROL_OPTIONS, control,
+        f"With self-only attention the separation is {me.signed(out[0])} {me.stage(0)} and {me.signed(out[last])} "
+        f"{me.stage(last)} (at most {me.signed(fact.control_high)}); with attention, {me.signed(seps[0])} and "
+        f"{me.signed(seps[last])}. A token that takes nothing from the others depends only on its word and its "
+        "position: the control shows what those alone give.", MEANING))
     if apart and result.head_costs is not None:
         layer, head = result.growth_layer - 1, result.costliest_heads()[0]
+        same, different = fact.same, fact.different
         questions.append(Question(
             "meaning_heads", g_all, f"How does attention help the model tell the two meanings of {word} apart?",
             None, None,
-            f"Attention lets the word's vector take in its neighbours ({a} words or {b} words), so after layer "
-            f"{layer} the same word points in more similar directions within a meaning: separation "
-            f"{me.signed(seps[0])} → "
-            f"{me.signed(seps[result.growth_layer])}. Knocking out head {head} of {layer_name(layer)} alone lowers it by "
-            f"{result.head_costs[head]:.3f}, the most of any head there.", MEANING))
+            f"Attention lets the word's vector take in its neighbours ({a} words or {b} words). From the embedding "
+            f"to {me.stage(last)}, same-meaning pairs' mean cosine {me.VERB[same.direction]} ({me.cosine(same.start)} "
+            f"→ {me.cosine(same.end)}) and different-meaning pairs' {me.VERB[different.direction]} "
+            f"({me.cosine(different.start)} → {me.cosine(different.end)}), so the separation goes "
+            f"{me.signed(seps[0])} → {me.signed(seps[last])}. Replacing head {head} of {layer_name(layer)} by its "
+            f"mean output lowers the separation after that layer by {me.plain(result.head_costs[head])}, the most of "
+            "any head there.", MEANING))
     return questions

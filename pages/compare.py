@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention import core
 from lessons import explain
+from lessons.names import ordinal
 from attention.model import SentenceError
 from serving import shared as shared_results
 from serving.models import analyze
@@ -92,12 +93,26 @@ for column, text, run in zip(columns, texts, runs):
         st.markdown(f"Here {quote(word)} looks " + ", ".join(
             f"**{pct(row[j])}** at {'itself' if j == position else quote(run['keys'][j])}" for j in order) + ".")
 
-a, b = outputs
-cosine = round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)), 2) + 0.0  # no “-0.00”
+
+def cosine_of(a, b) -> float:
+    return round(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12)), 2) + 0.0  # no “-0.00”
+
+
+# The control: before any attention the word's two vectors differ by nothing but its position (word, token type
+# and LayerNorm are the same), so their cosine is what position alone does to the input.
+places = [int(run["shown"][run["tokens"].index(word)]) for run in runs]
+before = cosine_of(*(run["analysis"].hidden_states[0][place] for run, place in zip(runs, places)))
+# [CLS] is token 0, so a place is also the word's count in the sentence from 1.
+control = (f"{quote(word)} is the {ordinal(places[0])} token in one and the {ordinal(places[1])} in the other, and "
+           f"position is part of every vector from the start: before any attention, where the two differ only by "
+           f"position, their cosine similarity is already **{before:.2f}**" if places[0] != places[1] else
+           f"{quote(word)} is the {ordinal(places[0])} token in both, so before any attention its two vectors are "
+           f"the same (cosine similarity {before:.2f})")
 st.markdown(
-    f"**The word's output from this head** (step 4) in the two sentences: cosine similarity **{cosine:.2f}** "
-    "(1 = pointing the same way). Below 1 means the context changed the vector the head passes on for "
-    f"{quote(word)}. Try another layer and head " + ("in the row at the top of the page." if teaching else "in the sidebar."))
+    f"**The word's output from this head** (step 4) in the two sentences: cosine similarity "
+    f"**{cosine_of(*outputs):.2f}** (1 = pointing the same way). Below 1 means the vector the head passes on for "
+    f"{quote(word)} changed: the other words can change it, and so can where the words sit. {control}. "
+    "Try another layer and head " + ("in the row at the top of the page." if teaching else "in the sidebar."))
 
 
 st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "

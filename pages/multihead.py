@@ -2,13 +2,34 @@ import numpy as np
 import streamlit as st
 
 from attention import core
-from lessons.heads import describe_heads, head_distances
+from lessons.explain import length_shares
+from lessons.heads import LARGEST_TARGET_SHARE, describe_heads, head_distances
 from ui import figures
+from ui.figures.head_flip import TARGET_WORDS, where_it_goes
 from ui.head_flip import show_head_flip
 from ui.labels import unique_labels
 from ui.model import load_analysis
 from ui.settings import settings
 from ui.text import layer_name, md, pct, plain_small, shorten
+
+
+def markers_note(heads, labels, is_special) -> str:
+    """Heads whose largest target is [CLS] or [SEP]: the weight they give the markers against the markers' part
+    counted as weight × the value's length (explain.length_shares). A short value adds little, however much
+    weight it gets (Kobayashi et al. 2020); measured here, not assumed."""
+    parked = [h for h, (name, _) in enumerate(labels) if name in ("[CLS]", "[SEP]")]
+    if not parked:
+        return ""
+    weight = np.mean([heads[h].weights[:, is_special].sum(1).mean() for h in parked])
+    by_length = np.mean([np.mean([length_shares(row, heads[h].v)[is_special].sum() for row in heads[h].weights])
+                         for h in parked])
+    short = by_length < weight / 2
+    verdict = ("their values are short, so that attention adds little to the output" if short else
+               "here their values are not much shorter than the others', so that attention does count")
+    return (f" The {len(parked)} {'heads' if len(parked) > 1 else 'head'} whose largest target is [CLS] or [SEP] give "
+            f"the two markers {pct(weight)} of the weight on average; counted as weight × the value's length, "
+            f"{'only ' if short else ''}{pct(by_length)}: {verdict}.")
+
 
 st.title("Multi-head attention: 12 heads side by side")
 s = settings()
@@ -19,10 +40,11 @@ layer = st.selectbox("Layer", range(model.n_layers), index=s.layer, key="mh_laye
                           "first, layer 5 the sixth and last.")
 tokens = analysis.tokens
 st.markdown(
-    "One attention head can follow only one kind of relation at a time. A transformer therefore runs "
-    f"**{model.n_heads} heads side by side**, each with its own W_Q, W_K, W_V of size "
-    f"{model.d_model}×{model.d_head}. Each head does the four steps on its own, the {model.n_heads} outputs of "
-    f"{model.d_head} numbers are glued together into one vector of {model.d_model}, and a learned matrix W_O "
+    "One attention head gives each token one row of weights: one way of sharing its attention among the "
+    f"words. A transformer runs **{model.n_heads} heads side by side**, each with its own W_Q, W_K, W_V of size "
+    f"{model.d_model}×{model.d_head}, so a token can weigh the words in {model.n_heads} ways at once (how alike "
+    f"those ways are on your sentence is measured below). Each head does the four steps on its own, the "
+    f"{model.n_heads} outputs of {model.d_head} numbers are glued together into one vector of {model.d_model}, and a learned matrix W_O "
     "mixes them. This page uses the full sequence, [CLS] and [SEP] included, exactly as the model does."
 )
 st.latex(r"\text{head}_h = \operatorname{softmax}\!\left(\frac{XW_Q^{h}(XW_K^{h})^{\top}}{\sqrt{d_k}}\right)XW_V^{h}"
@@ -50,7 +72,7 @@ if not teaching:
             f"W_O → + residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
 
 labels = describe_heads(weights, tokens, analysis.is_special)
-titles = [f"H{h}: {name} {pct(share)}" for h, (name, share) in enumerate(labels)]
+titles = [f"H{h}: {where_it_goes(name, share)}" for h, (name, share) in enumerate(labels)]
 # The sidebar's selected token (among the shown tokens) in the full sequence: a slide's focus view shows its row.
 shown = [j for j in range(len(tokens)) if s.show_special or not analysis.is_special[j]]
 figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
@@ -60,17 +82,18 @@ figures.show(figures.small_multiples(list(weights), unique_labels(tokens), title
 
 show_head_flip(s, model, analysis, shown[min(s.token, len(shown) - 1)])
 
-st.header("What the heads do on this sentence")
+st.header("Where each head's attention goes on this sentence")
 counts: dict[str, list[int]] = {}
 for h, (name, _) in enumerate(labels):
     counts.setdefault(name, []).append(h)
 st.markdown(
-    "Detected from the numbers above: a head is labelled with the target that gets at least 40% of its "
-    "attention on average (otherwise “spread out”). " +
-    "; ".join(f"**{md(name)}**: {'heads' if len(hs) > 1 else 'head'} {', '.join(map(str, hs))}"
-              for name, hs in counts.items()) + ". "
-    "Heads that park most of their attention on [SEP] or [CLS] are common in BERT-style models: it is how a "
-    "head “does nothing” when its pattern does not apply."
+    "Read from the numbers above: for each head, the target (itself, the token before or after, [CLS], [SEP] or "
+    "punctuation) that gets the largest average share of a row, when that share is at least "
+    f"{pct(LARGEST_TARGET_SHARE)} (otherwise “spread out”). " +
+    "; ".join(f"**{md(TARGET_WORDS.get(name, 'spread out'))}**: {'heads' if len(hs) > 1 else 'head'} "
+              f"{', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
+    "This describes one sentence, not a job the head always does: on another sentence the same head can look "
+    "elsewhere." + markers_note(heads, labels, analysis.is_special)
 )
 
 st.header("Which heads attend alike?")

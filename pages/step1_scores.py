@@ -16,7 +16,7 @@ def follow_the_selected_token(view):
 
     st.markdown(
         "Each token gets three vectors: a **query** (what it is looking for), a **key** (what it offers to "
-        "others) and a **value** (what it will pass on). They are made from the token's vector X "
+        f"others) and a **value** (what it will pass on). They are made from X, {view.input_explained} "
         f"— here by *{view.label}*. Each has **d_k = {s.d_k}** numbers."
     )
     with more_detail("the queries and keys themselves (Q and K), and the matrices that make them"):

@@ -40,6 +40,7 @@ def follow_the_selected_token(view):
     # Rounded as the sentences round them (pct): "0.1% × v(.)" beside "0.1% from the one other key", not "0%".
     labels = [f"{pct(w)} × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
     words, own = whys.other_words_share(view)
+    words_by_length, _ = whys.other_words_share(view, by_length=True)
     markers = max(0.0, 1.0 - words - own)
     with more_detail(f"the output of {quote(view.token_label)} as a weighted sum, value by value"):
         st.markdown(
@@ -65,13 +66,15 @@ def follow_the_selected_token(view):
     else:
         likeness = (f"It now points most like the value of {quote(v_labels[closest])} (cosine similarity "
                     f"{cosine[closest]:.2f}, where 1 = the same direction), more than like its own ({cosine[me]:.2f}).")
-    from_markers = (f", and {pct(markers)} from [CLS] and [SEP], which carry no word of yours" if markers >= 0.005
+    from_markers = (f", and [CLS] and [SEP], which carry no word of yours, get {pct(markers)}" if markers >= 0.005
                     else "")
     st.markdown(
-        f"**What changed:** {pct(own)} of the output of {quote(view.token_label)} is its own value; "
-        + (f"**{pct(words)} comes from the other tokens of your sentence** "
+        f"**What changed:** the output of {quote(view.token_label)} gives weight {pct(own)} to its own value; "
+        + (f"**the other tokens of your sentence get {pct(words)} of the weight** "
            f"({readouts.word_parts(view, row, keys)}){from_markers}. " if words >= 0.005 else
-           f"**nothing comes from the other tokens of your sentence**{from_markers}.")
+           f"**the other tokens of your sentence get no weight**{from_markers}.")
+        + (f"A weight is not yet a share of the output, since a short value adds little: counted as weight × the "
+           f"value's length, the other tokens' part is **{pct(words_by_length)}**." if words >= 0.005 else "")
     )
     with more_detail(f"which value the output of {quote(view.token_label)} now resembles (cosine similarity)"):
         st.markdown(likeness)

@@ -1,5 +1,5 @@
 """“Flip through all 72 heads” (multi-head page): every frame is the model's own attention for its layer and head,
-titled with the head's detected role; the slider runs in the browser; the spec stays small at 256 tokens."""
+titled with where that head's attention goes on this sentence (not a role); the slider runs in the browser; the spec stays small at 256 tokens."""
 
 import base64
 import json
@@ -12,11 +12,13 @@ import plotly.graph_objects as go
 import pytest
 from conftest import run_app
 
+from attention import core
 from devtools.browser import CHROMIUM, animated_chart, click_tick, wait_for_page
 from lessons.heads import describe_heads
 from ui import head_flip as HF
 from ui.figures.head_flip import FLIP_FULL_TOKENS, flip_rows, head_title
 from ui.settings import Settings
+from ui.text import pct
 
 LONG = "The animal didn't cross the street because it was too tired, said the farmer to his neighbour."
 FORTY = " ".join(("the cat sat on the mat and the dog ran " * 4).split()[:40])
@@ -56,6 +58,31 @@ def test_every_frame_is_the_models_attention_for_its_layer_and_head(model, refer
             assert frame["layout"]["title"]["text"] == head_title(layer, head, role, share)
             assert f"layer {layer}, head {head}" in frame["layout"]["annotations"][0]["text"]
     assert roles[1] == describe_heads(analysis.attentions[1], analysis.tokens, analysis.is_special)
+
+
+def target_shares(weights, tokens):  # [n, n] -> {target: the average share of a row}, computed afresh
+    n, rows = len(tokens), np.arange(len(tokens))
+    columns = {"[CLS]": [j for j, t in enumerate(tokens) if t == "[CLS]"],
+               "[SEP]": [j for j, t in enumerate(tokens) if t == "[SEP]"],
+               "punctuation": [j for j, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")
+                               and not any(c.isalnum() for c in t)]}
+    return {"itself": weights[rows, rows].mean(), "before": weights[rows[1:], rows[1:] - 1].mean(),
+            "after": weights[rows[:-1], rows[:-1] + 1].mean(),
+            **{name: weights[:, js].sum(1).mean() for name, js in columns.items()}}
+
+
+def test_each_title_gives_the_share_its_largest_target_gets_on_this_sentence(model):
+    """A title is what one sentence measured (issue 51: not a "detected role"): the largest target's average share
+    of a row when it reaches 40%, and no share named when none does."""
+    analysis, _, _, spec = spec_of(model, LONG)
+    spread = 0
+    for number, frame in enumerate(spec["frames"]):
+        shares = target_shares(analysis.attentions[divmod(number, 12)], analysis.tokens)
+        largest = max(shares.values())
+        title = frame["layout"]["title"]["text"]
+        assert (pct(largest) in title) == (largest >= 0.4), (title, shares)
+        spread += largest < 0.4
+    assert 0 < spread < 72  # both kinds of title are checked
 
 
 @pytest.mark.parametrize("teaching", [False, True])
@@ -108,6 +135,28 @@ def test_the_multihead_page_holds_the_flip_through():
     assert len(animated) == 1 and len(animated[0]["frames"]) == 72
     assert animated[0]["layout"]["title"]["text"].startswith("Layer 3 (the fourth of 6), head 4: ")
     assert any("Flip through all 72 heads" in str(h.value) for h in at.get("header"))
+
+
+def test_the_multihead_page_measures_what_attention_to_the_markers_adds(model):
+    """Heads whose largest target is [CLS] or [SEP]: the page gives the markers' weight and their part counted as
+    weight × the value's length, both computed here from the layer's own values."""
+    sentence, layer = "The animal didn't cross the street because it was too tired.", 3
+    at = run_app("pages/multihead.py", sentence, layer=layer)
+    assert not at.exception, at.exception
+    analysis = model.analyze(sentence)
+    special = analysis.is_special
+    x = analysis.hidden_states[layer].astype(np.float64)
+    weight, by_length = [], []
+    for head in range(12):
+        steps = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head)))
+        shares = target_shares(steps.weights, analysis.tokens)
+        if max(shares, key=shares.get) in ("[CLS]", "[SEP]") and max(shares.values()) >= 0.4:
+            parts = steps.weights * np.linalg.norm(steps.v, axis=1)
+            weight.append(steps.weights[:, special].sum(1).mean())
+            by_length.append((parts[:, special].sum(1) / parts.sum(1)).mean())
+    assert len(weight) >= 3 and np.mean(by_length) < np.mean(weight) / 2  # 9 heads: 59% of the weight, 15% by length
+    text = " ".join(str(m.value) for m in at.markdown)
+    assert pct(np.mean(weight)) in text and pct(np.mean(by_length)) in text
 
 
 # --- in Chromium ------------------------------------------------------------------------------------------------

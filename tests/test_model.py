@@ -59,7 +59,7 @@ def test_parity_of_the_whole_attention_block(model):
 def test_identity_projection_on_i_am_good_is_diagonal_dominant(model):
     analysis = model.analyze("I am good.")
     words = ~analysis.is_special
-    x = analysis.token_embeddings[words]
+    x = analysis.hidden_states[0][words]  # what the identity toy starts from: the embeddings
     weights = core.run_steps(*core.identity_projection(x)).weights
     assert np.all(np.argmax(weights, axis=1) == np.arange(len(x)))
     assert np.all(np.diag(weights) > 0.5)

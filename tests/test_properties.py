@@ -30,11 +30,11 @@ def test_any_sentence_any_projection_keeps_the_invariants(model, sentence, mode,
     if mode == "learned":
         x = analysis.hidden_states[layer]
         q, k, v = core.learned_projection(x, model.head_weights(layer, head))
-    elif mode == "random":
-        x = analysis.token_embeddings
+    elif mode == "random":  # the toys start from the embedding layer's output, as the pages do
+        x = analysis.hidden_states[0]
         q, k, v = core.random_projection(x, d_k, seed)
     else:
-        q, k, v = core.identity_projection(analysis.token_embeddings)
+        q, k, v = core.identity_projection(analysis.hidden_states[0])
     steps = core.run_steps(q, k, v)
     n = analysis.n_tokens
     assert steps.weights.shape == (n, n)

@@ -10,7 +10,9 @@ from conftest import ROOT, run_app
 
 from attention import core
 from lessons import explain
-from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, Settings
+from ui.text import layer_name, pct
+from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
 
@@ -154,10 +156,22 @@ def test_one_words_output_from_every_head_is_the_four_steps_run_head_by_head(mod
     assert grid.argmin() == cosines.argmin() and cosines.min() < 0.5  # some head does change "bank"
 
 
-def test_step4_says_the_self_share_once():
+def test_step4_says_the_self_share_once_and_counts_weight_and_length_apart(model):
     at = run_app("pages/step4_output.py", LONG, layer=1, head=8, token=9)
     [line] = [m.value for m in at.markdown if m.value.startswith("**What changed:**")]
-    assert "comes from the other tokens" in line and "cosine similarity" not in line
+    # A weight is not a share of the output vector (issue 51): the page gives the other words' weight and, apart,
+    # their part counted as weight × the value's length, computed here from the model.
+    analysis = model.analyze(LONG)
+    me = int(np.flatnonzero(~analysis.is_special)[9])
+    steps = core.run_steps(*core.learned_projection(analysis.hidden_states[1].astype(np.float64),
+                                                    model.head_weights(1, 8)))
+    others = ~analysis.is_special
+    others[me] = False
+    weight = steps.weights[me][others].sum()
+    lengths = steps.weights[me] * np.linalg.norm(steps.v, axis=1)
+    by_length = lengths[others].sum() / lengths.sum()
+    assert by_length - weight > 0.1  # "it": 77% of the weight, 94% by length (the markers' values are short)
+    assert pct(weight) in line and pct(by_length) in line and "cosine similarity" not in line
     # the likeness (cosine similarity) is a technical extra, once, in its "More detail" box (issue 41)
     [box] = [e for e in at.expander if str(e.label).startswith("More detail: which value the output")]
     assert sum(str(m.value).count("cosine similarity") for m in box.markdown) == 1
@@ -184,3 +198,58 @@ def test_token_chips_under_the_title_select_the_sidebar_token():
     assert [layers.key, heads.key, tokens.key] == ["layer_compact", "head_compact", "token_chips"]
     heads.set_value(7).run()  # (that the figure follows is checked in Chromium: tests/test_screens.py)
     assert not slide.exception and slide.session_state["head"] == 7
+
+
+@pytest.mark.parametrize("mode, layer", [("identity", 0), ("random", 0), ("learned", 0), ("learned", 3)])
+def test_q_k_v_are_made_from_the_vectors_the_page_names(model, mode, layer):
+    """The toys start from the embedding layer's output, before any attention (issue 51: they ran on the last
+    layer's output); learned mode from the vectors entering the chosen layer, and step 1 names that layer."""
+    analysis = model.analyze(LONG)
+    view = build_view(Settings(LONG, mode, 32, 0, layer, 1, False, 0, False, ""), model, analysis)
+    words = ~analysis.is_special
+    np.testing.assert_array_equal(view.x, analysis.hidden_states[layer if mode == "learned" else 0][words])
+    if mode != "learned":  # the embedding layer: word + position + token type, normalised, no attention yet
+        from lessons.training import embed_tokens
+        ids = np.array(model.vocabulary_ids(analysis.tokens))
+        embedded = embed_tokens(model.embedding_tables(), ids, np.zeros_like(ids))
+        np.testing.assert_allclose(view.x, embedded[words], atol=1e-4)
+        assert np.abs(view.x - analysis.hidden_states[-1][words]).max() > 1  # not the last layer's output
+    at = run_app("pages/step1_scores.py", LONG, mode=mode, layer=layer, head=1)
+    assert not at.exception, at.exception
+    text = text_of(at)
+    named = [layer_name(other, model.n_layers) in text for other in range(model.n_layers)]
+    # A layer is named as where X comes from only in learned mode, and then only the chosen one.
+    assert named == [mode == "learned" and other == layer for other in range(model.n_layers)]
+
+
+@pytest.mark.parametrize("first, second", [(None, None), ("The cat sat on the mat.", "The cat ran.")])
+def test_compare_gives_position_alone_as_the_control_for_a_changed_vector(model, first, second):
+    """Below 1 is not "the context changed it": position is in every vector before any attention (issue 51). The
+    page prints, beside the head's cosine, the cosine of the word's two embedding-layer vectors, which differ by
+    nothing but position: below 1 at different positions, 1 at the same."""
+    at = run_app("pages/compare.py")
+    if first:
+        at.text_input(key="compare_a").input(first).run()
+        at.text_input(key="compare_b").input(second).run()
+    assert not at.exception, at.exception
+    word = at.session_state["compare_word"]
+    texts = [at.text_input(key=key).value for key in ("compare_a", "compare_b")]
+    analyses = [model.analyze(text) for text in texts]
+    places = [analysis.tokens.index(word) for analysis in analyses]
+    a, b = (analysis.hidden_states[0][place] for analysis, place in zip(analyses, places))
+    before = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    assert (before < 0.995) == (places[0] != places[1])
+    [paragraph] = [m.value for m in at.markdown if m.value.startswith("**The word's output from this head**")]
+    assert f"{before:.2f}" in paragraph.split("1 = pointing the same way")[1], paragraph
+
+
+def test_the_glossarys_embedding_is_word_and_position_before_any_attention(model):
+    """What the toys start from, as the glossary defines it: the same word at the same position has the same
+    embedding whatever the sentence; at another position it does not, so the definition names position."""
+    from ui.glossary import TERMS
+
+    first, second, moved = (model.analyze(s) for s in ("The cat sat.", "The cat ran away.", "A big cat sat."))
+    cat = [a.hidden_states[0][a.tokens.index("cat")] for a in (first, second, moved)]
+    np.testing.assert_allclose(cat[0], cat[1], atol=1e-6)  # other words, same position: nothing changes
+    assert np.abs(cat[0] - cat[2]).max() > 0.1            # another position: the embedding changes
+    assert "position" in TERMS["embedding"] and "attention" in TERMS["embedding"]

@@ -74,8 +74,8 @@ def test_the_answer_sheet_prints_the_step_pages_numbers(model, name):
     assert f"√d_k = √{numbers['d_k']} = {numbers['sqrt_dk']}" in " ".join(str(e.value) for e in at.main.get("markdown"))
     at = run_app("pages/step4_output.py", case["sentence"], **session)
     step4_text = " ".join(str(e.value) for e in at.main.get("markdown"))
-    assert f"**What changed:** {numbers['own']} of the output of “{view.token_label}” is its own value" in step4_text
-    assert f"{numbers['words']} comes from the other tokens" in step4_text
+    [changed] = [str(e.value) for e in at.main.get("markdown") if str(e.value).startswith("**What changed:**")]
+    assert numbers["own"] in changed and numbers["words"] in changed, changed
     # The answer sheet shows exactly these numbers, and its step 4 sum is the model's output.
     for value in numbers["weights"] + numbers["raw"] + [numbers["exp_sum"], numbers["output"]]:
         assert value in plain(answer_sheet)

@@ -22,16 +22,20 @@ TERMS: dict[str, str] = {
     "[CLS] and [SEP]": "Two special tokens the model adds to every sentence: [CLS] at the start and [SEP] at the "
                        "end. They carry no word of yours. Many heads send spare attention to them, like a "
                        "“nothing special here” place.",
-    "embedding": "The list of numbers (here 384 of them) that stands for a token. Tokens used in similar ways get "
-                 "similar lists. Every step starts from these.",
+    "embedding": "The list of numbers (here 384 of them) a token starts as, before any attention: the model's "
+                 "learned vector for its word plus a learned vector for its position in the sentence, normalised. "
+                 "So the same word at another position gets a slightly different embedding. Layer 0 (the first of 6) "
+                 "starts from the embeddings, and so do the textbook toys; each later layer starts from the "
+                 "output of the layer before.",
     "vector": "A list of numbers, such as a token's embedding or its query. Its length is how many numbers it has.",
     "dimension": "One position in a vector: one of its numbers. “The 32 dimensions” of a query are its 32 "
                  "numbers, the columns of the Q, K and V pictures.",
     "matrix": "A table of numbers with rows and columns. Here each row usually belongs to one token.",
-    "query, key, value": "Three vectors made from each token's embedding. The query is what the token is looking "
+    "query, key, value": "Three vectors made from each token's vector as it enters the layer (in the first layer, its "
+                         "embedding). The query is what the token is looking "
                          "for, the key is what it offers to others, the value is what it passes on when chosen.",
-    "W_Q, W_K, W_V": "Three learned tables of numbers (matrices). Multiplying a token's embedding by W_Q gives its "
-                     "query, by W_K its key, by W_V its value. Training chose them.",
+    "W_Q, W_K, W_V": "Three learned tables of numbers (matrices) in each head. Multiplying the vector a token "
+                     "enters the layer with by W_Q gives its query, by W_K its key, by W_V its value. Training chose them.",
     "d_k": "The length of each query and key vector (32 in this model's heads). The scores are divided by √d_k.",
     "dot product": "Multiply two vectors number by number and add it all up. It is large when the two point the "
                    "same way, near 0 when they are unrelated, negative when they point apart.",
@@ -44,12 +48,15 @@ TERMS: dict[str, str] = {
     "context-aware vector": "A token's output: a mix of every token's value, weighted by attention. It now "
                             "carries information from the rest of the sentence.",
     "contextual vector": "A word's vector after one or more layers: the model's own numbers for that word in that "
-                         "sentence. Before any attention a word has the same vector in every sentence; attention "
-                         "lets the rest of the sentence change it, so “bank” by a river and “bank” for money "
-                         "end up apart (the page “A word's meaning comes from its sentence” measures it).",
-    "knock out (ablation)": "Switch one part of a model off and measure what changes. Here: a head's attention "
-                            "weights become 1 on the token itself and 0 elsewhere, so the token takes nothing "
-                            "from the other words; everything else in the model stays the same.",
+                         "sentence. Before any attention a word's vector depends only on the word and its position; "
+                         "attention lets the rest of the sentence change it. Whether “bank” by a river and “bank” "
+                         "for money come apart is measured on the page “A word's meaning comes from its sentence”.",
+    "knock out (ablation)": "Switch one part of a model off and measure what changes. The meaning page does it "
+                            "two ways. Self-only attention: every head's weights become 1 on the token itself, "
+                            "so no token takes anything from the other words; this is a control (what the word "
+                            "and its position alone give), not a finding. Mean-ablation of one head: that head's "
+                            "output is replaced at every token by its average output, so it no longer tells "
+                            "tokens apart, while the other heads work as usual.",
     "cosine similarity": "How much two vectors point the same way, ignoring their length: 1 = same direction, "
                          "0 = unrelated, −1 = opposite.",
     "entropy (bits)": "How spread out a row of weights is. 0 bits: all attention on one token. log2(n) bits: "
@@ -78,8 +85,10 @@ TERMS: dict[str, str] = {
                  "which keeps the numbers in a range the next layer expects.",
     "feed-forward network": "A small network applied to each token on its own after attention. Attention mixes "
                             "tokens; the feed-forward part transforms each one.",
-    "rollout": "A way to follow attention through all the layers: multiply the layers' (head-averaged) weights, "
-               "so you see which input tokens ended up in each output.",
+    "rollout": "An estimate of how attention passes information through all the layers (Abnar and Zuidema, "
+               "2020): average each layer's heads, count the residual connection as half of the mix, and multiply "
+               "the layers' weights. It leaves out the values, W_O and the feed-forward networks, so it is an "
+               "approximation of where information can flow, not a measurement of what each output contains.",
 }
 
 

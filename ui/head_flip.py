@@ -11,7 +11,7 @@ from lessons.heads import describe_heads
 
 from .figures.alt_text import FIGURE_TEXT_LABEL
 from .figures.animation import offline_html
-from .figures.head_flip import flip_rows, head_flipbook
+from .figures.head_flip import flip_rows, head_flipbook, where_it_goes
 from .figures.show import download_config, figure_filename
 from .labels import unique_labels
 from .text import pct, quote
@@ -21,7 +21,7 @@ STEP_PAGE = "step3_softmax"  # where "open this head" lands: the page of the wei
 
 
 def head_roles(analysis) -> list[list[tuple[str, float]]]:
-    """Each layer's heads as describe_heads names them (role, share), on the whole sentence."""
+    """Each layer's heads as describe_heads measures them on this one sentence: (largest target, its share)."""
     return [describe_heads(analysis.attentions[layer], analysis.tokens, analysis.is_special)
             for layer in range(analysis.n_layers)]
 
@@ -44,25 +44,26 @@ def build(settings, analysis, selected: int, params: dict | None = None):
 
 
 def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
-    """The figure as text: one sentence, then a table of its 72 frames (layer, head, role, share, and where the
-    selected token looks most); all escaped."""
+    """The figure as text: one sentence, then a table of its 72 frames (layer, head, where its attention goes on
+    this sentence, and where the selected token looks most); all escaped."""
     tokens = analysis.tokens
     token = tokens[selected]
     window = "" if len(rows) == len(tokens) else (f" Each frame shows rows {rows.start + 1}–{rows.stop} of "
                                                   f"{len(tokens)} (the selected token and its neighbours).")
     sentence = (f"An animation of {sum(map(len, roles))} frames, one per layer and head, each the head's attention "
-                f"weights on the sentence; the title names the head's role and the average share of each row that "
-                f"goes to that target.{window} The table gives, for each head, where “{token}” looks most.")
+                f"weights on the sentence; the title says where that head's attention goes on this sentence: the "
+                f"target that gets the largest average share of a row, and that share.{window} The table gives, for "
+                f"each head, where “{token}” looks most.")
     rows_html = []
     for layer, layer_roles in enumerate(roles):
         for head, (role, share) in enumerate(layer_roles):
             row = analysis.attentions[layer][head][selected]
             top = int(row.argmax())
-            rows_html.append(f"<tr><th scope=\"row\">{layer}</th><td>{head}</td><td>{html.escape(role)}</td>"
-                             f"<td>{pct(share)}</td><td>{html.escape(str(tokens[top]))} ({pct(float(row[top]))})"
+            rows_html.append(f"<tr><th scope=\"row\">{layer}</th><td>{head}</td>"
+                             f"<td>{html.escape(where_it_goes(role, share))}</td><td>{html.escape(str(tokens[top]))} ({pct(float(row[top]))})"
                              "</td></tr>")
     return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">layer</th>'
-            '<th scope="col">head</th><th scope="col">role</th><th scope="col">share</th>'
+            '<th scope="col">head</th><th scope="col">on this sentence, its attention goes</th>'
             f'<th scope="col">“{html.escape(str(token))}” looks most at</th></tr></thead><tbody>{"".join(rows_html)}'
             '</tbody></table></div>')
 
@@ -71,15 +72,19 @@ def show_head_flip(settings, model, analysis, selected: int) -> None:
     """The section: heading, one line of how to use it, the figure, its text alternative, the HTML file."""
     import streamlit as st
 
+    from .links import view_link_params
+
     teaching = settings.teaching
-    params = {key: st.query_params.get(key) for key in st.query_params}
+    params = view_link_params()  # known, valid keys only (ui/links.py)
     fig, roles, filename = build(settings, analysis, selected, params)
     st.header("Flip through all 72 heads", anchor=ANCHOR)
     if not teaching:
         st.markdown(
             "All 6 layers × 12 heads of the model on your sentence, from the one model run above: drag the slider "
-            "(or press **▶ Play**) to go from head to head; each title names the head's detected role and the "
-            "average share of each row that goes to that target. **Open … in the step pages** (above the matrix) "
+            "(or press **▶ Play**) to go from head to head; each title says where that head's attention goes on "
+            "this sentence: the target (itself, the token before or after, [CLS], [SEP] or punctuation) that gets "
+            "the largest average share of a row, and that share. One sentence shows what a head does here, not a "
+            "role it keeps: on another sentence the same head can look elsewhere. **Open … in the step pages** (above the matrix) "
             f"shows the head on screen step by step, with the row of {quote(analysis.tokens[selected])} selected.")
     st.plotly_chart(fig, config=download_config(filename, teaching, fig._layout.get("height")), key="fig-head-flip")
     with st.expander(FIGURE_TEXT_LABEL):

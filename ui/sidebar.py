@@ -32,9 +32,10 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
     side.header("How Q, K and V are made")
     # Options are their own short names so a shared link reads ?mode=identity.
     mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
-                      help="How each token's query, key and value are made from its embedding (the list of "
-                           "numbers that stands for it): multiplied by the model's learned tables W_Q, W_K, W_V, "
-                           "by random tables, or not changed at all.")
+                      help="How each token's query, key and value are made from the vector it enters the layer "
+                           "with (the list of numbers that stands for it): multiplied by the model's learned "
+                           "tables W_Q, W_K, W_V, or, in the toys, from its embedding (word + position, before "
+                           "any attention) by random tables or not changed at all.")
     d_k, seed, layer, head = 32, 0, DEFAULT_LAYER, DEFAULT_HEAD
     if mode == "random":
         d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
@@ -48,8 +49,8 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
         columns = side.columns(2)
         layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
                                      help="The model repeats attention 6 times, each layer reading the one "
-                                          "before. Layers are counted from 0: layer 0 (the first of 6) reads the word "
-                                          "embeddings, layer 5 is the sixth and last.")
+                                          "before. Layers are counted from 0: layer 0 (the first of 6) reads the "
+                                          "embeddings (word + position), layer 5 is the sixth and last.")
         head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
                                     help="Each layer has 12 heads: 12 separate attentions, each with its own "
                                          "W_Q, W_K, W_V, free to look for something different.")

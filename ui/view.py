@@ -13,7 +13,7 @@ from serving.sentences import analysis_of
 
 from .labels import unique_labels
 from .model import load_analysis
-from .text import layer_head_name
+from .text import layer_head_name, layer_name
 from .settings import Settings, settings
 
 
@@ -26,13 +26,31 @@ class View:
     analysis: SentenceAnalysis
     shown: np.ndarray        # indices into analysis.tokens
     tokens: list[str]
-    x: np.ndarray            # [n, d_model] the embeddings the projections start from
+    x: np.ndarray            # [n, d_model] what Q, K, V are made from: see input_name
     steps: core.AttentionSteps
     parity: float | None     # max |our weights - the model's|, learned mode only
     # Learned mode: the four steps on the WHOLE sentence, [CLS]/[SEP] included, exactly as the model runs
     # them; None for the toys. `hidden` are the positions (into analysis.tokens) not shown.
     full: core.AttentionSteps | None = None
     hidden: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=int))
+
+    @property
+    def input_name(self) -> str:
+        """The vectors X the projections start from, named one way on every page: the embeddings (before any
+        attention) in the toys, the vectors entering the chosen layer in learned mode."""
+        if self.is_toy:
+            return "the embeddings"
+        return f"the vectors entering {layer_name(self.settings.layer, self.model.n_layers)}"
+
+    @property
+    def input_explained(self) -> str:
+        """input_name with what those vectors are, for the sentence where X first appears."""
+        if self.is_toy or self.settings.layer == 0:
+            return (f"{self.input_name}: each token's vector before any attention (the learned vector of its word "
+                    "plus the learned vector of its position, normalised)")
+        layers = self.settings.layer
+        return (f"{self.input_name}: the previous layer's output, after {layers} "
+                f"layer{'s' if layers > 1 else ''} of attention, not the embeddings")
 
     @property
     def token(self) -> int:
@@ -160,12 +178,14 @@ class View:
 
 def steps_for(model: AttentionModel, analysis: SentenceAnalysis, shown: np.ndarray, mode: str, d_k: int, seed: int,
               layer: int, head: int, **kwargs):
-    """The embeddings X for the chosen mode and the four steps on the shown tokens."""
+    """X for the chosen mode (View.input_name) and the four steps on the shown tokens."""
     if mode == "learned":
         x = analysis.hidden_states[layer][shown].astype(np.float64)
         q, k, v = core.learned_projection(x, model.head_weights(layer, head))
     else:
-        x = analysis.token_embeddings[shown].astype(np.float64)
+        # The toys start where the model starts: the embedding layer's output, before any attention. Not
+        # analysis.token_embeddings, which is sentence-transformers' name for the LAST layer's output.
+        x = analysis.hidden_states[0][shown].astype(np.float64)
         q, k, v = core.random_projection(x, d_k, seed) if mode == "random" else core.identity_projection(x)
     return x, core.run_steps(q, k, v, **kwargs)
 

@@ -24,7 +24,7 @@ from .figures.matrices import on_a_phone
 from .figures.animation import with_frames
 from .walkthrough_text import _num, _pct, captions
 
-if TYPE_CHECKING:  # the floor app (bench/floor_app.py) draws this figure without the app's state and model
+if TYPE_CHECKING:  # a type only: the figure is drawn from numbers, without the app's state and model
     from .view import View
 
 STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",

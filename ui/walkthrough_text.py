@@ -118,10 +118,11 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             own = weights[query_column]
             markers = float(sum(weights[c] for c in folded))
             words = max(1 - own - markers, 0.0)
-            from_markers = f" and {_pct(markers)} from [CLS] and [SEP]" if folded and markers >= 0.005 else ""
-            lines.append(f"The output of {me}: {walk.output.size} new numbers, {_pct(own)} from its own value, "
-                         f"{_pct(words)} from the other words' values{from_markers}. The next layer reads this "
-                         f"vector.")
+            # Weights, said as weights: a weight is not a share of the output vector (values differ in length).
+            from_markers = f" and [CLS] and [SEP]'s × {_pct(markers)}" if folded and markers >= 0.005 else ""
+            lines.append(f"The output of {me}: {walk.output.size} new numbers, its own value × {_pct(own)}, the "
+                         f"other words' values × {_pct(words)} in all{from_markers}, added up. The next layer reads "
+                         f"this vector.")
     return lines
 
 

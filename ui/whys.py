@@ -13,10 +13,12 @@ import numpy as np
 import streamlit as st
 
 from attention import core
+from lessons import explain
 from lessons.training import small_words
 
 from . import figures
 from .glossary import term_link
+from .links import view_link_params
 from .view import View
 from .readouts import shares, token_count
 from .text import layer_name, pct, quote
@@ -43,7 +45,7 @@ def _show_whys(whys: Whys, teaching: bool) -> None:
 
 
 def _query() -> dict[str, str]:
-    return {key: st.query_params[key] for key in st.query_params}
+    return view_link_params()  # known, valid keys only: a link's unknown ones are not copied on
 
 
 def _pieces(view: View, word: str) -> list[str]:
@@ -94,8 +96,10 @@ def show_tokens(view: View) -> None:
 # --- step 1: self-attention versus attention between two sequences
 
 def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    n = len(view.tokens)
-    n_all = len(view.base_labels)
+    n, n_all, layer = len(view.tokens), len(view.base_labels), view.settings.layer
+    start = (f"{term_link('embedding', 'embedding', query)} (its numbers before any attention)" if view.is_toy or
+             layer == 0 else f"vector as it enters {layer_name(layer, view.model.n_layers)}, the previous layer's "
+             "output and not its embedding,")  # as View.input_name names it
     size = (f"the score matrix is {n} × {n}, one row and one column per token" if n_all == n else
             f"the model's score matrix is {n_all} × {n_all}, one row and one column per token: "
             f"{token_count(view)} (the picture above draws the {n} rows of your sentence's tokens)")
@@ -107,8 +111,8 @@ def step1_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          "the queries come from the sentence being written and the keys and values from the sentence being read; "
          "its matrix has one row per written token and one column per read token."),
         ("Where do Q, K and V come from?",
-         f"Each token's {term_link('embedding', 'embedding', query)} (a list of numbers that stands for it) is "
-         f"multiplied by three learned tables, {term_link('W_Q, W_K, W_V', 'W_Q, W_K and W_V', query)}"
+         f"Each token's {start} is multiplied by three learned tables, "
+         f"{term_link('W_Q, W_K, W_V', 'W_Q, W_K and W_V', query)}"
          + {"learned": "", "random": f" (on this page random tables, drawn from seed {view.settings.seed}, stand in "
                                      "for the learned ones)",
             "identity": " (on this page, the textbook toy, no table: Q, K and V are the embeddings themselves)"}
@@ -133,7 +137,7 @@ def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     scaled_row, unscaled_row = s.weights[i], core.softmax(s.raw[i:i + 1])[0]
     with_scaling, without = softmax_slopes(scaled_row).max(), softmax_slopes(unscaled_row).max()
     if without < with_scaling - 0.0005:
-        verdict = "unscaled, the row is closer to all-or-nothing and learns more slowly."
+        verdict = "with the division removed, the row is closer to all-or-nothing and would learn more slowly."
     elif with_scaling < without - 0.0005:
         verdict = "on this row scaling does not slow learning down."
     else:
@@ -146,9 +150,11 @@ def step2_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          "Training follows gradients to improve W_Q and W_K. For softmax, a weight w moves at the rate w × (1 − w) "
          "when its own score is nudged: 0.25 at most (for w = 50%), almost 0 when w is near 0 or 100%. "
          f"For {quote(view.token_label)} the fastest rate is **{small_words(with_scaling)}** with scaling and "
-         f"**{small_words(without)}** without it (the largest w × (1 − w) in this one row; the Training lab's section 4 "
-         "prints the same kind of number, a row's largest Jacobian entry, for a soft and a saturated row it "
-         "picks): " + verdict),
+         f"**{small_words(without)}** with the division removed from this trained model (the largest w × (1 − w) in "
+         "this one row; the Training lab's section 4 prints the same kind of number, a row's largest Jacobian entry, "
+         "for a soft and a saturated row it picks): " + verdict + " Removing the division after training is a "
+         "temperature change on learned weights, not a model trained without it: the Training lab's section 3 "
+         "trains heads both ways and compares them."),
     ]
 
 
@@ -210,9 +216,13 @@ def _cosine(a, b) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-12))
 
 
-def other_words_share(view: View) -> tuple[float, float]:
-    """(share from the other shown words, share from itself) of the selected row; the rest is hidden tokens."""
-    row = view.weights[view.token][:len(view.tokens)]  # the shown columns; a folded hidden column comes last
+def other_words_share(view: View, by_length: bool = False) -> tuple[float, float]:
+    """(other shown words', its own) share of the selected row: attention weight, or explain.length_shares."""
+    row = view.weights[view.token]
+    if by_length:
+        lengths = explain.length_shares(view.base.weights[view.base_index], view.base.v)
+        row = lengths if view.is_toy else view.fold(lengths[None])[0]
+    row = row[:len(view.tokens)]  # the shown columns; a folded hidden column comes last
     words = ~view.analysis.is_special[view.shown]  # [CLS]/[SEP] shown as tokens are markers, not words
     words[view.token] = False
     return float(row[words].sum()), float(row[view.token])
@@ -235,16 +245,17 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
         ("Why are the values mixed, and not the queries or keys?",
          "Queries and keys decide *where* to look: they only ever meet in the scores. Values are *what* is passed "
          "on. Keeping them apart lets a token be found for one reason and contribute something else. "
-         f"The output of {me} is made of {shares(drawn_row, keys, view.token, verb='from')}. {same}"),
+         f"The output of {me} adds up the values weighted {shares(drawn_row, keys, view.token, verb='on')}. {same}"),
         ("How does this help translation or summarising?",
-         f"After this step {me} carries {pct(words)} of its vector from the other words of your sentence"
-         + (f" and {pct(markers)} from [CLS] and [SEP], which carry no word of yours" if markers >= 0.005 else "")
-         + f" ({pct(own)} is its own value). "
+         f"{me} puts {pct(words)} of its attention weight on the other words of your sentence"
+         + (f" and {pct(markers)} on [CLS] and [SEP], which carry no word of yours" if markers >= 0.005 else "")
+         + f" ({pct(own)} on itself); counted as weight × the value's length (a short value adds little), their "
+           f"part is {pct(other_words_share(view, by_length=True)[0])}. "
          + ("Mixing in other words is how a word's vector can come to mean what it means *in this sentence*. "
             if words >= 0.005 else "This head mixes no other word into it on this sentence. ")
          + "This page has not measured any translation or summary: that would need a model trained for the task "
            "and its own test. What this app does measure: whether one word's output changes between two "
-           "sentences (Compare two sentences) and whether “it” looks at the noun it means (the pronoun page)."),
+           "sentences (Compare two sentences) and where a pronoun's attention goes, held-out sentences included (the pronoun page)."),
         ("Where does the output go next?",
          f"In the real model this head's {s.output.shape[1]} numbers are joined with the other heads' and mixed by "
          f"{term_link('W_O', 'W_O', query)}; the token's input is added back "

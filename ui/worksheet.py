@@ -122,9 +122,9 @@ def sheet_html(view: View, numbers: dict, answers: bool) -> str:
         _table(["weight", "value (1st number)", "weight × value"],
                [numbers["weights"], numbers["value"], numbers["weighted"]], keys, me, answers),
         f"<p>Their sum is the first number of the output of “{token}”: {f('output')}.</p>",
-        f"<p>Of the output of “{token}”, {f('own')} comes from its own value and {f('words')} from the other "
-        f"words of the sentence" + (f"; {f('markers')} comes from [CLS] and [SEP]." if not view.is_toy else ".")
-        + "</p>",
+        f"<p>“{token}” puts {f('own')} of its attention weight on itself and {f('words')} on the other words of "
+        f"the sentence" + (f"; {f('markers')} goes to [CLS] and [SEP]" if not view.is_toy else "")
+        + ". (A weight is not a share of the output: a value vector that is long adds more than its weight.)</p>",
         "</section>",
     ]
     return "\n".join(parts)

@@ -1,5 +1,6 @@
 """Every head of the model in one figure: 6 × 12 plotly frames of a sentence's attention weights, stepped through
-by a layer/head slider and Play in the browser (no script runs), each frame titled with the head's detected role.
+by a layer/head slider and Play in the browser (no script runs), each frame titled with where that head's attention
+goes on this sentence (lessons/heads.py describe_heads: its largest target and the share it gets).
 
 The payload stays small: a frame carries only its z (float32) and its title; from FOCUS_FROM tokens on a slide, or
 past FLIP_FULL_TOKENS on a screen, every frame shows the same focus window (the selected row and five either side,
@@ -29,10 +30,26 @@ def frame_name(layer: int, head: int, n_heads: int = 12) -> str:
     return str(layer * n_heads + head)
 
 
-def head_title(layer: int, head: int, role: str, share: float) -> str:
-    from ..text import layer_head_name, pct
+# describe_heads's targets as a title says them: "62% to the token before".
+TARGET_WORDS = {"itself": "itself", "previous token": "the token before", "next token": "the token after",
+                "[CLS]": "[CLS]", "[SEP]": "[SEP]", "punctuation": "punctuation"}
 
-    return f"{layer_head_name(layer, head, capital=True)}: {role}, {pct(share)}"
+
+def where_it_goes(target: str, share: float) -> str:
+    """What describe_heads measured on one sentence, said as that: "62% to [SEP]" (the average share of a row),
+    or "spread out" when no target gets its threshold. A measurement of this sentence, not a role."""
+    from lessons.heads import LARGEST_TARGET_SHARE
+    from ..text import pct
+
+    if target not in TARGET_WORDS:
+        return f"spread out (no target gets {pct(LARGEST_TARGET_SHARE)})"
+    return f"{pct(share)} to {TARGET_WORDS[target]}"
+
+
+def head_title(layer: int, head: int, target: str, share: float) -> str:
+    from ..text import layer_head_name
+
+    return f"{layer_head_name(layer, head, capital=True)}: {where_it_goes(target, share)}"
 
 
 def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
