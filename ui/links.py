@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from .settings import D_K_CHOICES, MODES
+from .settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
 from .text import md
 
 
@@ -28,7 +28,14 @@ LINK_CHECKS = {
     "special": lambda v: v in ("true", "false"),
     "teach": lambda v: v in ("true", "false"),
     "token": lambda v: link_number(v, MAX_LINK_TOKEN) is not None,
+    "predict": lambda v: v in ("true", "false"),
 }
+# The link's texts, each at most its box's length (the meaning page's word box takes 40 characters).
+LINK_TEXTS = {"sentence": MAX_SENTENCE_CHARS, "pron_sentence": MAX_SENTENCE_CHARS, "word": 40,
+              "meaning_a": MAX_SENTENCE_CHARS, "meaning_b": MAX_SENTENCE_CHARS}
+KNOWN_LINK_KEYS = frozenset(LINK_CHECKS) | frozenset(LINK_TEXTS)
+# What a link built by a page carries: the sidebar's view (its sentence and settings), which every page reads.
+VIEW_LINK_KEYS = (*LINK_CHECKS, "sentence")
 
 
 def _link_notice(key: str, value: str) -> str:
@@ -52,12 +59,32 @@ def _drop_link_value(key: str) -> None:
         pass
 
 
+def view_link_params() -> dict[str, str]:
+    """The sidebar's view as the parameters of a link a page builds (a glossary term, "open this head"): known
+    keys only, each valid, the sentence at most a box's length. Nothing else in the page's own address is
+    copied: the multi-head page once copied every parameter into its 72 head links, and one unknown parameter
+    of 40,000 emoji made a 35.2 MB message, refused with a MessageSizeError (tests/test_links.py)."""
+    view = {}
+    for key in VIEW_LINK_KEYS:
+        value = st.query_params.get(key)  # the last value, as Streamlit reads a key given twice
+        if value is None:
+            continue
+        if key in LINK_TEXTS:
+            view[key] = value[: LINK_TEXTS[key]]
+        elif LINK_CHECKS[key](value):
+            view[key] = value
+    return view
+
+
 def link_notices() -> list[str]:
     """Values in a shared link that are not valid: Streamlit drops them; we say so once per session.
 
-    A key given twice counts with its last value, as Streamlit reads it; every value must be valid.
+    A key given twice counts with its last value, as Streamlit reads it; every value must be valid. A key the
+    app does not know is taken out of the link silently: no page reads it, and no page's address carries it on.
     """
     if "_link_notices" not in st.session_state:
+        for key in [key for key in st.query_params if key not in KNOWN_LINK_KEYS]:
+            _drop_link_value(key)
         notices = []
         for key, valid in LINK_CHECKS.items():
             values = st.query_params.get_all(key)

@@ -1,20 +1,13 @@
-"""Tables (st.dataframe, st.table): every page shows its tables through here, after their heavy imports.
+"""Tables (st.dataframe, st.table): every page shows its tables through here.
 
-Streamlit imports pandas and pyarrow (about 0.4 s) lazily inside st.dataframe and st.table. When a class opens
-the teacher's link at the same moment, several sessions start those imports together and one of them can see
-a half-imported module ("partially initialized module 'pandas' has no attribute 'Series'"). Importing this
-module does them under Python's import lock, so a second session waits until the first is done. The start
-page shows no table: a server's first visitor does not wait for pandas (tests/test_performance.py).
+Streamlit imports pandas and pyarrow lazily inside st.dataframe and st.table; a session doing so while another
+session's figure looked pandas up saw it half-imported. serving/startup.py imports them before any page runs
+(tests/test_crowd.py); this one door keeps any future table's needs in that one list.
 """
 
-import pandas  # noqa: F401
-import pyarrow  # noqa: F401
 import streamlit as st
-from streamlit import dataframe_util  # noqa: F401
 
-from serving.memory import freeze_long_lived
-
-freeze_long_lived()  # the libraries just imported stay as long as the process
+import serving.startup  # noqa: F401  (pandas, pyarrow and Streamlit's conversion to Arrow, once per process)
 
 
 def dataframe(data, **kwargs):

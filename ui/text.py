@@ -10,9 +10,16 @@ from lessons.names import layer_head_name, layer_name  # noqa: F401  one way eve
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
 
 
+# Where GitHub-flavoured Markdown turns plain text into a link ("https://…", "www.…", "name@host.…"): escapes do not
+# stop it (it finds them in the text after escapes are read), so an invisible word joiner goes in the middle.
+WORD_JOINER = "\u2060"
+_AUTOLINK_STARTS = re.compile(r"(?<=\w)(?=://)|(?i:(?<=www)(?=\.))|(?=@)")
+
+
 def md(text: str) -> str:
-    """User text for st.markdown: every Markdown/LaTeX/HTML metacharacter shown as itself."""
+    """User text for st.markdown: every Markdown/LaTeX/HTML metacharacter shown as itself, no typed address a link."""
     text = "".join(" " if unicodedata.category(c) in ("Cc", "Cf") and c not in "\n" else c for c in str(text))
+    text = _AUTOLINK_STARTS.sub(WORD_JOINER, text)
     return _MARKDOWN_SPECIALS.sub(r"\\\1", text).replace("\n", " ")
 
 
