@@ -49,9 +49,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Path = ROOT / "app.py"):
-    """`streamlit run <script>` (the app unless told otherwise) from the project folder on 127.0.0.1;
-    yields (base url, process, seconds until healthy); the server's log so far: server_log(process)."""
+def streamlit_server(port: int | None = None, timeout: float = 90.0):
+    """`streamlit run app.py` from the project folder on 127.0.0.1; yields (base url, process, seconds until
+    healthy); the server's log so far: server_log(process)."""
     _refuse_unmarked("a Streamlit server")
     port = port or free_port()
     env = dict(os.environ, HF_HUB_OFFLINE=os.environ.get("HF_HUB_OFFLINE", "1"))
@@ -61,7 +61,7 @@ def streamlit_server(port: int | None = None, timeout: float = 90.0, script: Pat
     # block the server mid-test.
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log)
     process.log_file = log

@@ -1,6 +1,8 @@
 import streamlit as st
 
 from ui import readouts, whys
+from ui.model import preload_model
+from ui.model_card import model_card
 from ui.page import example_sentences, sentence_box, step_nav
 from ui.settings import settings
 from ui.start_page import follow_the_selected_token, what_the_head_does
@@ -13,6 +15,8 @@ st.markdown(
     "every token, decides how much each one matters to it, and becomes a mix of them. Here are the real "
     "numbers of a small pretrained model, all-MiniLM-L6-v2 (6 layers × 12 attention heads)."
 )
+if not settings().teaching:  # a slide keeps its first screen for the picture
+    model_card(preload_model())  # None when the model failed to load: the view below says why
 st.page_link("pages/meaning.py", icon="📏",
              label="Does “bank” really change with its sentence? Measured layer by layer →")
 example_sentences()  # on a slide too: the teacher switches examples there. Before the view: an empty sentence too.

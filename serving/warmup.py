@@ -47,7 +47,7 @@ def lowest_priority() -> None:
 
     Linux shares the CPU fairly between session groups ("autogroups") first and applies nice only inside a
     group, so a nice-19 child of the server still took a full share from a browser or another program on the
-    machine (measured: the first page drawn 1.24× the floor with the warm-up, 1.03× without). The server starts
+    machine (measured: the first page drawn 1.2× slower with the warm-up than without). The server starts
     this process in a new session, which is a new group: its nice goes to 19, and SCHED_IDLE (where Linux has
     it) makes it yield to everything else.
     """

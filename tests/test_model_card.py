@@ -1,0 +1,41 @@
+"""The model card (issue 51): what the model is, its limits, and what attention shows, with the sizes of the model
+that runs; its words live in content/ and a placeholder the code does not fill fails here, not on a page."""
+
+import re
+import string
+
+from conftest import run_app
+from ui.content import CONTENT, text
+from ui.model_card import card_text
+
+
+def test_the_card_states_the_running_models_own_sizes(model):
+    card = card_text(model)
+    # every size in the card is the loaded model's, read from it, not typed into the text
+    for size in (model.d_model, model.n_layers, model.n_heads, model.max_length):
+        assert re.search(rf"\b{size}\b", card), size
+    assert "{" not in card and "}" not in card  # no placeholder left unfilled
+
+
+def test_every_placeholder_in_the_text_files_is_one_the_code_fills(model):
+    filled = {"model_card": {"d_model", "n_layers", "n_heads", "max_tokens"}, "attention_shows": set()}
+    for path in sorted(CONTENT.glob("*/*.md")):
+        names = {field for _, field, _, _ in string.Formatter().parse(path.read_text()) if field}
+        assert names <= filled.get(path.stem, set()), (path, names)
+    # and a misspelled one is caught: the renderer refuses a name it is not given
+    try:
+        text("model_card", d_model=1)
+    except KeyError:
+        pass
+    else:
+        raise AssertionError("a missing placeholder value must fail")
+
+
+def test_the_start_page_offers_the_card_one_click_away_and_the_slide_does_not():
+    at = run_app("pages/home.py", "I am good.")
+    assert not at.exception
+    labels = [e.label for e in at.expander]
+    assert any("About this model" in label for label in labels)
+    slide = run_app("pages/home.py", "I am good.", teach=True)
+    assert not slide.exception and slide.session_state["_settings"].teaching
+    assert not any("About this model" in e.label for e in slide.expander)
