@@ -24,6 +24,7 @@ TOKEN_FRAGMENT_PAGES = ("", "home", "step1_scores", "step2_scaling", "step3_soft
 pages = {
     "Start": [st.Page("pages/home.py", title="What self-attention does", icon="🏠", default=True)],
     "The four steps": [
+        st.Page("pages/by_hand.py", title="0 · Attention by hand"),
         st.Page("pages/step1_scores.py", title="1 · Query·Key scores"),
         st.Page("pages/step2_scaling.py", title="2 · Scaling by √d_k"),
         st.Page("pages/step3_softmax.py", title="3 · Softmax → weights"),

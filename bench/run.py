@@ -3,6 +3,7 @@
     python bench/run.py            # everything: also cold start, memory, a visitor's journey and the load test
     python bench/run.py --quick    # core, pipeline, payload and the Training lab only (no server, no browser)
     python bench/run.py --journey  # only a visitor's journey in Chromium (--journeys N, default 3)
+    python bench/run.py --by-hand  # only the by-hand page's drag → redraw in Chromium
     python bench/load.py           # only the classroom load test (concurrent students, worst-case memory)
     python bench/training.py       # only the Training lab's speed
 """
@@ -444,12 +445,30 @@ def bench_journey(journeys: int = 3):
           "action (counted on the page's websocket)")
 
 
+def bench_by_hand():
+    """Attention by hand (pages/by_hand.py): the query dragged round the plane in Chromium (bench/by_hand.py)."""
+    from bench import by_hand
+    from devtools.browser import chromium, streamlit_server
+
+    print("\n# attention by hand: the query dragged in Chromium, 120 pointer moves")
+    with chromium() as browser, streamlit_server() as (url, _process, _seconds):
+        result = by_hand.measure(browser, url)
+    line(f"drag → redraw, median of {result['n']} moves (95th percentile {result['p95_ms']:.0f} ms)",
+         f"{result['median_ms']:.1f}", f"≤ {by_hand.REDRAW_MS} ms", "ms", ok=result["median_ms"] <= by_hand.REDRAW_MS)
+    line("  messages the browser sent during the drag (a script run is one)", str(result["frames_sent"]),
+         str(IN_THE_BROWSER), "", ok=result["frames_sent"] == 0 and result["weights_changed"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="skip the server and browser measurements")
     parser.add_argument("--journey", action="store_true", help="only the visitor's journey in Chromium")
     parser.add_argument("--journeys", type=int, default=3, help="journeys in Chromium, each on a new server")
+    parser.add_argument("--by-hand", action="store_true", help="only the by-hand page's drag in Chromium")
     args = parser.parse_args()
+    if args.by_hand:
+        bench_by_hand()
+        return
     if args.journey:
         bench_journey(args.journeys)
         return
@@ -463,6 +482,7 @@ def main():
     if not args.quick:
         bench_server()
         bench_journey(args.journeys)
+        bench_by_hand()
         load.main(["--students", "1,4,8,16", "--worst", "12", "--idle", "150"])
 
 

@@ -25,7 +25,8 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
          "glossary": "glossary",
          "training": "training",
          "compare": "compare",
-         "meaning": "meaning"}
+         "meaning": "meaning",
+         "by_hand": "by_hand"}
 
 # The same pages as script files, for the in-process (AppTest) tests: one list, so a new page is tested everywhere.
 PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]

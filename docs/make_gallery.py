@@ -24,8 +24,9 @@ SHOT_FROM = {"meaning": "Separation, layer by layer"}
 EMOJI_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
 
-# The walk-through's gallery frame: "bank" by the river, a head that spreads its attention (layer 0, head 3),
-# stopped on the first share of step 4, where both panels carry numbers.
+# The walk-through's gallery frame: "bank" by the river, a head that spreads its attention (layer 1, head 4 as the
+# pages count; a link keeps the code's numbers, from 0), stopped on the first share of step 4, where both panels
+# carry numbers.
 WALKTHROUGH_LINK = "?sentence=I+sat+on+the+river+bank+and+watched+the+water.&layer=0&head=3&token=5"
 WALKTHROUGH_FRAME = "Step 4 of 4"
 

@@ -55,6 +55,18 @@ def head_distances(weights):  # [n_heads, n, n] -> [n_heads, n_heads]
     return np.stack([0.5 * np.abs(w[h] - w).sum(-1).mean(-1) for h in range(len(w))])
 
 
+def layer_spread(attentions, rows):  # [n_layers, n_heads, n, n], row positions -> [n_layers]
+    """How much each layer's heads differ on one sentence: the mean, over every pair of two different heads, of
+    head_distances over the given rows (the tokens a page draws). 0 = all heads alike, 1 = no two overlap."""
+    rows = np.asarray(rows, dtype=int)
+    spreads = []
+    for layer_weights in attentions:
+        distances = head_distances(np.asarray(layer_weights)[:, rows])
+        n = len(distances)
+        spreads.append(distances.sum() / (n * (n - 1)) if n > 1 else 0.0)
+    return np.asarray(spreads)
+
+
 def next_word_rows(weights, shown):  # [n_shown, n_columns] as drawn, shown positions -> list of (row, next, largest)
     """Each drawn row whose next token in the sentence is drawn too: its row, the next token's column and the column
     it gives the most (the same column when it looks most at the word after it). A folded [CLS] + [SEP] column

@@ -26,10 +26,11 @@ from typing import Callable
 
 import numpy as np
 
-from .names import layer_name
+from .names import head_name, layer_name
 from .pronoun import words_of
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
+MAX_WORD_CHARS = 40                   # the word box's limit (ui/links.py LINK_TEXTS)
 # The meanings separate when some layer's separation is at least SEPARATES above the embeddings'; the layer where
 # separation first grows is the first whose separation is GROWTH above the embeddings' (cosine units).
 SEPARATES = 0.02
@@ -198,7 +199,7 @@ def first_growth(separations: np.ndarray) -> int | None:
 
 
 def stage(L: int) -> str:
-    """Hidden state L in the app's layer numbers (layers 0-5, as the sidebar counts them)."""
+    """Hidden state L (0 = the embedding) named as people count the layers: L = 2 is "after layer 2"."""
     return "in the embedding" if L == 0 else f"after {layer_name(L - 1)}"
 
 
@@ -214,7 +215,9 @@ def word_pieces(model, word: str) -> list[str]:
     word = str(word or "").strip()
     if not word:
         raise WordSetError("Type the word whose meanings you want to compare (for example “bank”).")
-    if len(word) > 40 or any(c.isspace() for c in word):
+    if len(word) > MAX_WORD_CHARS:
+        raise WordSetError(f"A word has at most {MAX_WORD_CHARS} characters here: type one word, for example “bank”.")
+    if any(c.isspace() for c in word):
         raise WordSetError("Type one word only (no spaces), for example “bank”.")
     tokens = model.tokenize(word)
     pieces = [t for t in tokens if t not in model.special_tokens]
@@ -516,7 +519,7 @@ def heads_story(result: Measurement, spread: HeadSpread | None, quote: Callable[
     if result.head_costs is None:
         return None
     grown = result.growth_layer
-    layer, before, after = grown - 1, result.separation[grown - 1], result.separation[grown]
+    before, after = result.separation[grown - 1], result.separation[grown]
     added = after - before   # what this layer adds to the separation entering it
     name = "that layer"  # named in full in the sentence before
     said = f"Separation first grows {stage(grown)}: that layer takes it from {signed(before)} to {signed(after)}. "
@@ -524,14 +527,14 @@ def heads_story(result: Measurement, spread: HeadSpread | None, quote: Callable[
     if not costly:
         return said + f"Mean-ablating any one head of {name} lowers it by nothing."
     drops = result.head_costs
-    said += ("Mean-ablated alone, " + "; ".join(f"head {h} lowers it by {plain(drops[h])} (to "
+    said += ("Mean-ablated alone, " + "; ".join(f"{head_name(h)} lowers it by {plain(drops[h])} (to "
                                                f"{signed(result.head_separation[h])})" for h in costly) + ". ")
     largest, head = drops[costly[0]], costly[0]
     without = added - largest
     if without <= 0 < added:
-        said += f"Without head {head}, {name} adds no separation at all. "
+        said += f"Without {head_name(head)}, {name} adds no separation at all. "
     elif 0 < without < 0.5 * added:
-        said += f"Without head {head}, {name} adds {plain(without)} instead of {plain(added)}: less than half. "
+        said += f"Without {head_name(head)}, {name} adds {plain(without)} instead of {plain(added)}: less than half. "
     elif without > 0:
         said += (f"Without any one head, {name} still adds at least {plain(without)} of its {plain(added)}: no one "
                  "head is needed for most of it. ")
@@ -540,7 +543,7 @@ def heads_story(result: Measurement, spread: HeadSpread | None, quote: Callable[
     if spread is not None:
         low, high = spread.drops[:, head].min(), spread.drops[:, head].max()
         words = ", ".join(quote(w) for w in spread.words)
-        said += (f" Over the built-in words ({words}), measured the same way at this layer, head {head}'s drop "
+        said += (f" Over the built-in words ({words}), measured the same way at this layer, {head_name(head)}'s drop "
                  f"ranges from {plain(low)} to {plain(high)} (mean {plain(spread.mean[head])}). ")
         leaders = {int(np.argmax(row)) for row in spread.drops}
         said += ("The same head lowers it most for every one of them." if leaders == {head} else

@@ -14,7 +14,7 @@ import numpy as np
 
 from attention.core import attention_rollout
 
-from .names import layer_head_name
+from .names import layer_head_name, layer_head_tag
 
 PRONOUNS = ("it", "he", "she", "they", "him", "her", "them", "his", "its", "their", "hers", "theirs")
 
@@ -500,18 +500,17 @@ def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None, ch
     right_first = share > 0.5 if first_is_a else share < 0.5
     right_second = contrast_share < 0.5 if first_is_a else contrast_share > 0.5
     both = right_first & right_second
-    flipped = [f"L{layer}H{head}" for layer, head in zip(*np.nonzero(both))]
+    flipped = [layer_head_tag(layer, head) for layer, head in zip(*np.nonzero(both))]
     sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
                 f"on the contrast, and **{len(flipped)}** flip the right way in both"
                 + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''} ("
-                   f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}; heads are counted from 0 "
-                   "too). " if flipped else ". ")
+                   f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}). " if flipped else ". ")
                 + _blank_flips(both, elsewhere))
     if chosen is not None:
         outcome = ("flips the right way" if both[chosen] else "is right on the first sentence only" if
                    right_first[chosen] else "is right on the contrast only" if right_second[chosen] else
                    "is wrong on both")
-        sentence += f"The head chosen in advance for pronouns, L{chosen[0]}H{chosen[1]}, {outcome}. "
+        sentence += f"The head chosen in advance for pronouns, {layer_head_tag(*chosen)}, {outcome}. "
     sentence += ("A count of heads is no test: all heads read the same vectors, so they are not independent "
                  "guesses, and among many some flip by luck. The test set below scores one head chosen in advance.")
     return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence}
@@ -526,7 +525,7 @@ def _blank_flips(both, elsewhere) -> str:
     if not n_blank:
         return (f"{'It looks' if n_flipped == 1 else f'All {n_flipped} look'} at the two words (none is blank in "
                 "the preference grid above). ")
-    names = ", ".join(f"L{layer}H{head}" for layer, head in zip(*np.nonzero(blank)))
+    names = ", ".join(layer_head_tag(layer, head) for layer, head in zip(*np.nonzero(blank)))
     if n_blank == n_flipped:
         return (f"{'It is' if n_flipped == 1 else f'All {n_flipped} are'} blank in the preference grid above "
                 f"({names}): the two words get less than "

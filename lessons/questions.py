@@ -16,7 +16,7 @@ import numpy as np
 
 from attention import core
 
-from .names import layer_name
+from .names import head_name, layer_name
 
 HOME, STEP1, STEP2, STEP3, STEP4 = ("pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py",
                                     "pages/step3_softmax.py", "pages/step4_output.py")
@@ -366,7 +366,7 @@ def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str
             f"to {me.stage(last)}, same-meaning pairs' mean cosine {me.VERB[same.direction]} ({me.cosine(same.start)} "
             f"→ {me.cosine(same.end)}) and different-meaning pairs' {me.VERB[different.direction]} "
             f"({me.cosine(different.start)} → {me.cosine(different.end)}), so the separation goes "
-            f"{me.signed(seps[0])} → {me.signed(seps[last])}. Replacing head {head} of {layer_name(layer)} by its "
+            f"{me.signed(seps[0])} → {me.signed(seps[last])}. Replacing {head_name(head)} of {layer_name(layer)} by its "
             f"mean output lowers the separation after that layer by {me.plain(result.head_costs[head])}, the most of "
             "any head there.", MEANING))
     return questions

@@ -13,7 +13,7 @@ from ui import figures
 from ui.model import model_or_stop, warn_if_cut
 from ui.page import layer_head_row, step_nav
 from ui.settings import COMPARE_CHARS, settings
-from ui.text import layer_head_name, md, pct, quote
+from ui.text import layer_head_name, layer_head_tag, md, pct, quote
 
 s = settings()
 teaching = s.teaching
@@ -88,7 +88,7 @@ for column, text, run in zip(columns, texts, runs):
                                             kind="weights", highlight_row=position, teaching=teaching,
                                             last_column=(f"{run['keys'][-1].replace(' + ', ' and ')} added up"
                                                          if len(run["keys"]) > len(run["tokens"]) else None)),
-                     figures.figure_filename("compare_weights", text, f"L{layer}H{head}"), teaching,
+                     figures.figure_filename("compare_weights", text, layer_head_tag(layer, head, sep="")), teaching,
                      key=f"fig-compare-{len(outputs)}")
         st.markdown(f"Here {quote(word)} looks " + ", ".join(
             f"**{pct(row[j])}** at {'itself' if j == position else quote(run['keys'][j])}" for j in order) + ".")

@@ -9,8 +9,9 @@ from ui.figures.head_flip import TARGET_WORDS, where_it_goes
 from ui.head_flip import show_head_flip
 from ui.labels import unique_labels
 from ui.model import load_analysis
+from ui.multihead import choose_layer, why_this_layer
 from ui.settings import settings
-from ui.text import layer_name, md, pct, plain_small, shorten
+from ui.text import head_tag, layer_name, layer_tag, md, pct, people_number, plain_small, shorten
 
 
 def markers_note(heads, labels, is_special) -> str:
@@ -35,9 +36,8 @@ st.title("Multi-head attention: 12 heads side by side")
 s = settings()
 model, analysis = load_analysis(s)
 teaching = s.teaching
-layer = st.selectbox("Layer", range(model.n_layers), index=s.layer, key="mh_layer",
-                     help="Every layer of the model has its own 12 heads. Layers are counted from 0: layer 0 is the "
-                          "first, layer 5 the sixth and last.")
+layer, spread = choose_layer(s, model, analysis)
+st.markdown(why_this_layer(layer, spread, model.n_layers))
 tokens = analysis.tokens
 st.markdown(
     "One attention head gives each token one row of weights: one way of sharing its attention among the "
@@ -72,13 +72,13 @@ if not teaching:
             f"W_O → + residual → LayerNorm) differs from the model's by at most {block_gap:.1e}.")
 
 labels = describe_heads(weights, tokens, analysis.is_special)
-titles = [f"H{h}: {where_it_goes(name, share)}" for h, (name, share) in enumerate(labels)]
+titles = [f"{head_tag(h)}: {where_it_goes(name, share)}" for h, (name, share) in enumerate(labels)]
 # The sidebar's selected token (among the shown tokens) in the full sequence: a slide's focus view shows its row.
 shown = [j for j in range(len(tokens)) if s.show_special or not analysis.is_special[j]]
 figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
                                      f"{layer_name(layer, model.n_layers, capital=True)}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching, selected=shown[min(s.token, len(shown) - 1)]),
-             figures.figure_filename("multihead_heads", s.sentence, f"L{layer}"), teaching)
+             figures.figure_filename("multihead_heads", s.sentence, layer_tag(layer)), teaching)
 
 show_head_flip(s, model, analysis, shown[min(s.token, len(shown) - 1)])
 
@@ -91,7 +91,7 @@ st.markdown(
     "punctuation) that gets the largest average share of a row, when that share is at least "
     f"{pct(LARGEST_TARGET_SHARE)} (otherwise “spread out”). " +
     "; ".join(f"**{md(TARGET_WORDS.get(name, 'spread out'))}**: {'heads' if len(hs) > 1 else 'head'} "
-              f"{', '.join(map(str, hs))}" for name, hs in counts.items()) + ". "
+              f"{', '.join(map(people_number, hs))}" for name, hs in counts.items()) + ". "
     "This describes one sentence, not a job the head always does: on another sentence the same head can look "
     "elsewhere." + markers_note(heads, labels, analysis.is_special)
 )
@@ -103,15 +103,16 @@ a, b = np.unravel_index(np.argmin(off), off.shape)
 far_a, far_b = np.unravel_index(np.argmax(distances), distances.shape)
 left, right = st.columns([1.3, 1])
 with left:
-    figures.show(figures.similarity_map(distances, [f"H{h}" for h in range(len(heads))],
+    figures.show(figures.similarity_map(distances, [head_tag(h) for h in range(len(heads))],
                                         f"{layer_name(layer, model.n_layers, capital=True)}: distance between heads' attention", teaching=teaching),
-                 figures.figure_filename("multihead_similarity", s.sentence, f"L{layer}"), teaching)
+                 figures.figure_filename("multihead_similarity", s.sentence, layer_tag(layer)), teaching)
 with right:
     st.markdown(
         "Each cell is the average, over the tokens, of how much two heads' attention rows differ "
         "(total-variation distance: 0 = the same, 1 = no overlap). Bright (yellow) squares mark *families* of heads "
-        f"that look at the same places. The most alike here: **H{a} and H{b}** ({distances[a, b]:.2f}); "
-        f"the most different: **H{far_a} and H{far_b}** ({distances[far_a, far_b]:.2f})."
+        f"that look at the same places. The most alike here: **heads {people_number(a)} and {people_number(b)}** "
+        f"({distances[a, b]:.2f}); the most different: **heads {people_number(far_a)} and {people_number(far_b)}** "
+        f"({distances[far_a, far_b]:.2f})."
     )
 
 st.header("From 12 head outputs to one vector per token")
@@ -129,5 +130,5 @@ for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after
                                             teaching=teaching, y_title="token",
                                             x_title="dimension, in blocks of one head" if by_head else "dimension",
                                             column_groups=model.d_head if by_head else None),
-                     figures.figure_filename(f"multihead_{name}", s.sentence, f"L{layer}"), teaching,
+                     figures.figure_filename(f"multihead_{name}", s.sentence, layer_tag(layer)), teaching,
                      key=f"mh-{name}")

@@ -19,6 +19,7 @@ def follow_the_selected_token(view):
         f"others) and a **value** (what it will pass on). They are made from X, {view.input_explained} "
         f"— here by *{view.label}*. Each has **d_k = {s.d_k}** numbers."
     )
+    st.page_link("pages/by_hand.py", icon="✋", label="Try it by hand first: four words, two numbers each →")
     with more_detail("the queries and keys themselves (Q and K), and the matrices that make them"):
         if view.is_toy:
             st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}} = \underbrace{{Q}}_{{{n}\times{s.d_k}}}"

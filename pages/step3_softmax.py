@@ -37,8 +37,10 @@ def follow_the_selected_token(view):
     )
     specials_note(view)
 
+    matrix_file = figures.figure_filename("step3_weights", view.settings.sentence, view.code)
     st.header(f"Reading the row of {quote(view.token_label)}")
-    st.markdown(f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
+    st.markdown(figures.HIDDEN_TEXT if figures.answers_hidden(matrix_file, teaching) else
+                f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
 
     st.header("The softmax of this row, step by step")
     arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
@@ -46,20 +48,23 @@ def follow_the_selected_token(view):
     hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
     table_labels = view.base_key_labels
     left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
+    table_file = figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}")
     with left:
         figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
                                            f"Softmax of the row of “{view.token_label}”", teaching=teaching,
                                            highlight=view.base_index),
-                     figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-                     key="fig-softmax-table")
+                     table_file, teaching, key="fig-softmax-table")
     with right:
         top = int(arithmetic[:, 0].argmax())
-        st.markdown(
-            f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
-            f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
-            f"power small. e to that power makes every number positive: the largest becomes 1. The e-values add up "
-            f"to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
-        if hidden_rows:
+        if figures.answers_hidden(table_file, teaching):  # predict first: the arithmetic waits for the reveal
+            st.markdown(figures.HIDDEN_TEXT)
+        else:
+            st.markdown(
+                f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
+                f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
+                f"power small. e to that power makes every number positive: the largest becomes 1. The e-values "
+                f"add up to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
+        if hidden_rows and not figures.answers_hidden(table_file, teaching):
             share = arithmetic[sorted(hidden_rows), 3].sum()
             st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
                         f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
@@ -72,7 +77,7 @@ def follow_the_selected_token(view):
                                                               view.label),
                                          selected=i, teaching=teaching),
                      figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
-                     key="fig-lines")
+                     key="fig-lines", revealed_with=matrix_file)
 
     if not teaching:
         sums = weights.sum(axis=1)
@@ -80,7 +85,8 @@ def follow_the_selected_token(view):
             tables.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
             st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
     step_downloads(view, "step3_weights", weights, keys)
-    whys.show_step3(view)
+    if not figures.answers_hidden(matrix_file, teaching):  # the "why" answers quote this matrix's shares
+        whys.show_step3(view)
     st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
     step_nav("pages/step3_softmax.py")
 

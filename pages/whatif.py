@@ -8,7 +8,7 @@ from ui.page import figure_pair
 from ui.parity import parity_badge
 from ui.text import pct, quote
 from ui.view import current_view, steps_for
-from ui.whatif import no_softmax_text, word_order_section
+from ui.whatif import decoder_section, no_softmax_text, word_order_section
 
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()
@@ -134,3 +134,4 @@ if choice == "no softmax":  # its weights are scores, not shares: its own text r
 st.markdown(explain.get(choice, "") + " " + row_note)
 whys.show_whatif(view)
 word_order_section(view)
+decoder_section(view, runs["causal (decoder) mask"], tokens)

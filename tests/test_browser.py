@@ -66,7 +66,7 @@ def test_shared_link_restores_the_view(server, page):
     page.goto(f"{server}/step3_softmax?{query}")
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "layer 2 (the third of 6), head 5" in title and "The cat sat" in title
+    assert "layer 3, head 6" in title and "The cat sat" in title  # the link's layer=2&head=5, counted from 1
     assert "[CLS]" in heatmap_ticks(page)
     assert page.get_by_text("Reading the row of “cat”").count() == 1
 
@@ -165,7 +165,7 @@ def test_png_download_from_the_camera_button(server, page):
     with page.expect_download(timeout=60_000) as info:
         plot.locator('.modebar-btn[data-title*="Download plot"]').click(force=True)
     download = info.value
-    assert download.suggested_filename == f"step3_weights_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}.png"
+    assert download.suggested_filename == f"step3_weights_i-am-good_L{DEFAULT_LAYER + 1}H{DEFAULT_HEAD + 1}.png"  # from 1
     path = download.path()
     data = Path(path).read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
@@ -184,7 +184,7 @@ def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator('[data-testid="stSidebar"] textarea').input_value() == "Cats run fast"
         title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-        assert "Step 3" in title and "Cats run fast" in title and "layer 2 (the third of 6), head 5" in title
+        assert "Step 3" in title and "Cats run fast" in title and "layer 3, head 6" in title  # layer=2&head=5
         page.close()
 
 
@@ -195,7 +195,7 @@ def test_open_a_pronoun_head_in_the_step_pages(server, page):
     page.wait_for_url("**/step3_softmax**", timeout=60_000)
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "A dog ate the food" in title and "learned weights, layer 5 (the sixth of 6), head 11" in title  # most weight on "dog"
+    assert "A dog ate the food" in title and "learned weights, layer 6, head 12" in title  # most weight on "dog"
     assert page.get_by_text("Reading the row of “it”").count() == 1
     assert "sentence=A+dog" in page.url
 

@@ -63,7 +63,7 @@ def test_the_previous_word_head_is_one_click_away(server, browser):
     page.locator('[data-testid="stSidebar"] button >> visible=true').filter(
         has_text=re.compile(r"^a head that looks at the previous word: ")).click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                           ".some(t => t.textContent.includes('layer 0 (the first of 6), head 2'))", timeout=60_000)
+                           ".some(t => t.textContent.includes('layer 1, head 3'))", timeout=60_000)
     wait_for_page(page)
     assert "layer=0" in page.url and "head=2" in page.url  # the link reopens it
     assert page.locator('[data-testid="stSidebar"] button >> visible=true').filter(

@@ -110,8 +110,8 @@ def test_teaching_mode_ticks_are_large_and_dark():
 
 
 def test_download_config_names_the_png_and_the_page_adds_an_svg_button():
-    config = figures.download_config("step3_weights_i-am-good_L0H0")
-    assert config["toImageButtonOptions"] == {"format": "png", "filename": "step3_weights_i-am-good_L0H0",
+    config = figures.download_config("step3_weights_i-am-good_L1H1")
+    assert config["toImageButtonOptions"] == {"format": "png", "filename": "step3_weights_i-am-good_L1H1",
                                               "scale": 3}
     assert "options.format = 'svg'" in figures.SVG_EXPORT_HTML
     script = figures.SVG_EXPORT_HTML.split("<script>")[1].removesuffix("</script>")

@@ -56,7 +56,7 @@ def test_every_frame_is_the_models_attention_for_its_layer_and_head(model, refer
             np.testing.assert_allclose(decoded(frame["data"][0]["z"]), expected[layer, head], atol=1e-5)
             role, share = roles[layer][head]
             assert frame["layout"]["title"]["text"] == head_title(layer, head, role, share)
-            assert f"layer {layer}, head {head}" in frame["layout"]["annotations"][0]["text"]
+            assert f"layer {layer + 1}, head {head + 1}" in frame["layout"]["annotations"][0]["text"]  # from 1
     assert roles[1] == describe_heads(analysis.attentions[1], analysis.tokens, analysis.is_special)
 
 
@@ -91,12 +91,14 @@ def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, te
     go.Figure(spec)  # plotly's full validation, frames included
     steps = spec["layout"]["sliders"][0]["steps"]
     assert len(steps) == 72 and spec["layout"]["sliders"][0]["active"] == 2 * 12 + 5
-    assert [s["label"] for s in steps if s["label"]] == [f"L{layer}" for layer in range(6)]
+    assert [s["label"] for s in steps if s["label"]] == [f"L{layer + 1}" for layer in range(6)]  # L1…L6: from 1
     assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
     np.testing.assert_allclose(decoded(spec["data"][0]["z"]), analysis.attentions[2, 5], atol=1e-7)
-    assert spec["layout"]["title"]["text"].startswith("Layer 2 (the third of 6), head 5: ")
-    assert 'href="step3_softmax?sentence=I+am+good.&amp;layer=2&amp;head=5"' in spec["layout"]["annotations"][0]["text"]
-    assert filename == "multihead_all_heads_i-am-good_L0-5H0-11"
+    # The code's layer 2, head 5 is read as layer 3, head 6; its link keeps the code's numbers (old links hold).
+    assert spec["layout"]["title"]["text"].startswith(f"Layer {2 + 1}, head {5 + 1}: ")
+    link = spec["layout"]["annotations"][0]["text"]
+    assert 'href="step3_softmax?sentence=I+am+good.&amp;layer=2&amp;head=5"' in link and "layer 3, head 6" in link
+    assert filename == "multihead_all_heads_i-am-good_L1-6H1-12"
 
 
 def test_the_html_file_holds_every_frame_and_waits_for_play(model):
@@ -133,7 +135,7 @@ def test_the_multihead_page_holds_the_flip_through():
     assert not at.exception, at.exception
     animated = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
     assert len(animated) == 1 and len(animated[0]["frames"]) == 72
-    assert animated[0]["layout"]["title"]["text"].startswith("Layer 3 (the fourth of 6), head 4: ")
+    assert animated[0]["layout"]["title"]["text"].startswith(f"Layer {3 + 1}, head {4 + 1}: ")  # counted from 1
     assert any("Flip through all 72 heads" in str(h.value) for h in at.get("header"))
 
 
@@ -141,7 +143,8 @@ def test_the_multihead_page_measures_what_attention_to_the_markers_adds(model):
     """Heads whose largest target is [CLS] or [SEP]: the page gives the markers' weight and their part counted as
     weight × the value's length, both computed here from the layer's own values."""
     sentence, layer = "The animal didn't cross the street because it was too tired.", 3
-    at = run_app("pages/multihead.py", sentence, layer=layer)
+    at = run_app("pages/multihead.py", sentence)
+    at.selectbox(key="mh_layer").set_value(layer).run()  # the page opens on its most varied layer: choose this one
     assert not at.exception, at.exception
     analysis = model.analyze(sentence)
     special = analysis.is_special
@@ -190,13 +193,14 @@ def test_the_slider_flips_through_72_heads_without_a_script_run(browser, server,
         page.wait_for_function(f"() => ({TITLE_JS})() === {json.dumps(expected)}", timeout=10_000)
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0  # 72 heads, no script run
-    # The frame on screen (layer 5, head 11) opens in the step pages: the sidebar's layer and head follow.
-    link = chart.locator("a", has_text="Open layer 5, head 11").first
+    # The frame on screen (the last: layer 6, head 12) opens in the step pages: the sidebar's layer and head
+    # follow, and the link carries the code's numbers (layer=5, head=11).
+    link = chart.locator("a", has_text="Open layer 6, head 12").first
     box = link.bounding_box()
     page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.wait_for_url("**/step3_softmax?*", timeout=30_000)
     wait_for_page(page)
     assert "layer=5" in page.url and "head=11" in page.url and "token=2" in page.url
     sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
-    assert [sidebar.nth(i).locator("input").input_value() for i in range(3)] == ["5", "11", "2: sat"]
+    assert [sidebar.nth(i).locator("input").input_value() for i in range(3)] == ["6", "12", "2: sat"]
     page.close()

@@ -459,7 +459,8 @@ def test_a_link_longer_than_the_box_is_cut_with_a_notice():
     assert any("20,000 characters" in n for n in _cut_notices(at)), [w.value for w in at.warning]
 
 
-BOX_PAGES = ["pages/step3_softmax.py", "pages/pronoun.py", "pages/compare.py", "pages/quiz.py", "pages/glossary.py"]
+BOX_PAGES = ["pages/step3_softmax.py", "pages/pronoun.py", "pages/compare.py", "pages/quiz.py", "pages/glossary.py",
+             "pages/meaning.py"]
 
 
 @pytest.mark.parametrize("page", BOX_PAGES)
@@ -530,3 +531,58 @@ def test_exported_files_carry_no_bidi_control_from_the_input(model):
     assert '"dog"' in csv and not _bidi_in(csv)
     npz = np.load(io.BytesIO(intermediates_npz(view)), allow_pickle=False)
     assert not _bidi_in(" ".join(npz["tokens"].tolist()))
+
+
+# --- issue 57: the meaning page's boxes say when they cut; the worksheet is cleaned like every other file ---------
+
+def _open_meaning_link(params: dict):
+    from streamlit.testing.v1 import AppTest
+
+    from conftest import APP
+
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.run()
+    return at.switch_page("pages/meaning.py").run()
+
+
+def test_a_linked_word_longer_than_its_box_is_cut_with_a_notice():
+    word = "bank" * 125
+    at = _open_meaning_link({"word": word})
+    kept = at.session_state["word"]
+    assert 0 < len(kept) < len(word) and word.startswith(kept) and not at.exception
+    assert any(f"{len(word):,}" in w.value and f"{len(kept):,}" in w.value for w in at.warning), \
+        [w.value for w in at.warning]
+
+
+def test_a_linked_group_longer_than_its_box_says_so_and_its_cut_sentence_is_named_and_not_measured(model):
+    from lessons import meaning as me
+    from serving import shared
+    from ui.text import md, shorten
+
+    lines = [f"The river bank {k} " + "was muddy and steep after the rain " * 30 for k in range(7)]
+    linked = "\n".join(lines)[:7247]
+    at = _open_meaning_link({"meaning_a": linked})
+    kept = at.session_state["meaning_a"]
+    assert 0 < len(kept) < len(linked) and linked.startswith(kept) and not at.exception
+    assert any(f"{len(linked):,}" in w.value and f"{len(kept):,}" in w.value for w in at.warning), \
+        [w.value for w in at.warning]
+    whole, cut = me.split_lines(kept)[:-1], me.split_lines(kept)[-1]
+    assert cut not in lines  # the box stopped inside this sentence
+    assert any(md(shorten(cut, 70)) in w.value for w in at.warning), [w.value for w in at.warning]
+    default = me.BUILT_IN[me.DEFAULT_WORD]
+    measured_key = shared.meaning_key(model, default.word, whole, list(default.meaning_b))
+    assert shared.is_ready(measured_key)  # the whole sentences were measured
+    assert not shared.is_ready(shared.meaning_key(model, default.word, [*whole, cut], list(default.meaning_b)))
+
+
+def test_the_worksheet_carries_no_bidi_control_from_the_input(model):
+    from ui.settings import Settings
+    from ui.text import BIDI_CONTROLS
+    from ui.view import build_view
+    from ui.worksheet import worksheet_html
+
+    settings = Settings(BIDI_SENTENCE, "learned", 32, 0, 1, 8, False, 1, False, "")
+    sheet = worksheet_html(build_view(settings, model, model.analyze(BIDI_SENTENCE))).decode("utf-8")
+    assert "chased the cat" in sheet and not _bidi_in(sheet), [hex(ord(c)) for c in BIDI_CONTROLS if c in sheet]

@@ -132,5 +132,7 @@ def test_every_widget_bound_to_the_link_reads_a_known_key():
                 else:
                     key = key.value
                 bound[key] = path.name
-    assert len(bound) >= 12, bound
+    # Layer and head are not bound by Streamlit (it would write their labels, counted from 1): ui/sidebar.py
+    # reads and writes them, in the code's numbers.
+    assert len(bound) >= 11, bound
     assert set(bound) <= KNOWN_LINK_KEYS, {key: where for key, where in bound.items() if key not in KNOWN_LINK_KEYS}

@@ -14,7 +14,6 @@ import pytest
 from conftest import run_app
 
 from lessons import meaning as me
-from lessons.names import layer_name
 from test_one_story import decode
 
 PAGE = "pages/meaning.py"
@@ -325,8 +324,8 @@ def check_story(at):
         drops = ys(next(spec for title, spec in figs.items() if title.startswith("Drop in separation")))[0]
         named = re.findall(r"head (\d+) lowers it by (\d\.\d{3}) \(to ([+−-]?\d\.\d{3})\)", heads[0])
         assert named
-        for head, drop, _ in named:
-            assert f"{drops[int(head)]:.3f}" == drop
+        for head, drop, _ in named:  # head 1 is the first bar
+            assert f"{drops[int(head) - 1]:.3f}" == drop
     return figs
 
 
@@ -453,7 +452,8 @@ def test_quiz_questions_are_built_from_the_measured_numbers(measured):
     assert questions["meaning_self_only"].right_option == MEANING_CONTROL_OPTIONS[0]
     assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_self_only"].explanation
     head = result.costliest_heads()[0]
-    assert f"head {head} of {layer_name(result.growth_layer - 1)}" in questions["meaning_heads"].explanation
+    # The code's head h of hidden state L's layer (L - 1) is read as head h + 1 of layer L.
+    assert f"head {head + 1} of layer {result.growth_layer}" in questions["meaning_heads"].explanation
     assert all(q.page == MEANING for q in questions.values())
     at = run_app("pages/quiz.py")
     assert not at.exception

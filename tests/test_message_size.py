@@ -2,6 +2,7 @@
 oversized frame is refused from its header, not held whole (Streamlit's default, 200 MB, let three 190 MB frames
 take a server from 412 to 1,128 MB), and high enough for the largest message any page sends at 256 tokens."""
 
+import asyncio
 import base64
 import os
 import socket
@@ -128,3 +129,80 @@ def test_three_visitors_each_sending_an_oversized_frame_keep_the_server_under_65
         assert all(sent < frame for _, sent in outcomes), outcomes
         assert peak <= 650 * 2**20, f"{peak / 2**20:.0f} MB"
         assert server.poll() is None  # still serving
+
+
+# --- issue 57: inbound messages bounded by what a browser sends ---------------------------------------------------
+
+# Streamlit's own bound on what a client sends, checked before a message is parsed (its default: 25 MB).
+INBOUND_LIMIT_BYTES = int(tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]
+                          .get("maxWidgetStateSize", 25) * 10**6)
+# The largest message Chromium sent with every box full, page by page (a link holding every text box's 3,000
+# characters of 3-byte characters, then 1,500 emoji typed into the meaning page's box): 124,239 bytes. A page's
+# address is at most ~128 kB (the server refuses a longer request for the page itself), and its boxes add at most
+# ~40 kB; docs/deploying.md.
+LARGEST_BROWSER_MESSAGE_BYTES = 124_239
+
+
+def test_the_inbound_limit_leaves_room_over_a_full_browser_message_and_stays_far_under_the_outbound_one():
+    assert 2 * LARGEST_BROWSER_MESSAGE_BYTES < INBOUND_LIMIT_BYTES <= 10**6 < LIMIT_BYTES
+
+
+async def _rerun(url: str, page: str, query: dict, widget_id: str | None = None, value: str | None = None,
+                 sent: list | None = None) -> tuple[str, int]:
+    """One websocket session sending one rerun message: ("finished", largest message received) or ("closed", code)."""
+    import urllib.parse
+
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    message = BackMsg()
+    message.rerun_script.query_string = urllib.parse.urlencode(query)
+    message.rerun_script.page_name = page
+    if widget_id is not None:
+        widget = message.rerun_script.widget_states.widgets.add()
+        widget.id, widget.string_value = widget_id, value
+    payload = message.SerializeToString()
+    if sent is not None:
+        sent.append(len(payload))
+    largest = 0
+    async with websockets.connect(url.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit"],
+                                  max_size=2**27, ping_interval=None, open_timeout=120) as socket:
+        await socket.send(payload)
+        try:
+            while True:
+                frame = await asyncio.wait_for(socket.recv(), timeout=300)
+                largest = max(largest, len(frame))
+                forward = ForwardMsg()
+                forward.ParseFromString(frame)
+                if forward.WhichOneof("type") == "script_finished" and forward.script_finished in (
+                        ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_WITH_COMPILE_ERROR):
+                    return "finished", largest
+        except websockets.ConnectionClosed as closed:
+            return "closed", closed.rcvd.code if closed.rcvd else -1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_2_mb_rerun_message_is_refused_unparsed_while_the_largest_page_still_arrives():
+    """Eight hand-made valid rerun messages of 2 MB (a value for a widget id that does not exist, as a script can
+    send): each connection is closed as "message too big" before the message is parsed, and the server keeps no
+    memory of them. The multi-head page at 256 tokens, the largest message the app sends, still arrives whole."""
+    from devtools.browser import streamlit_server
+
+    with streamlit_server() as (url, server, _ready):
+        assert asyncio.run(_rerun(url, "step1_scores", {"sentence": "I am good."}))[0] == "finished"
+        time.sleep(12)  # the memory trimmer's turn after the first page
+        before, sent = _tree_rss_bytes(server.pid), []
+
+        async def hostile():
+            return await asyncio.gather(*(_rerun(url, "step1_scores", {"sentence": "I am good."}, "$$ID-none-sentence",
+                                                 "a" * (2 * 10**6), sent) for _ in range(8)))
+
+        outcomes = asyncio.run(hostile())
+        time.sleep(12)
+        grown = _tree_rss_bytes(server.pid) - before
+        assert all(size > 2 * 10**6 for size in sent)
+        assert outcomes == [("closed", 1009)] * 8, outcomes
+        assert grown < 8 * 2**20, f"{grown / 2**20:.1f} MB"
+        kind, largest = asyncio.run(_rerun(url, "multihead", {"sentence": LONG_TEXT, "special": "true"}))
+        assert kind == "finished" and largest > 8 * INBOUND_LIMIT_BYTES, (kind, largest)

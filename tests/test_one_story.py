@@ -228,7 +228,8 @@ def test_the_pronoun_verdict_is_the_numbers_under_it():
     chosen = table[table["who"].str.startswith("the head chosen in advance")].iloc[0]
     for count in (chosen["easy-cue sentences right"], chosen["pairs fully right"]):
         assert f"**{count}**" in verdict, (count, verdict)
-    layer, head = (int(n) for n in re.search(r"layer (\d+) .*head (\d+)", chosen["who"]).groups())
+    # Named as people count ("layer 4, head 2"): the grid's cell is one less on each side.
+    layer, head = (int(n) - 1 for n in re.search(r"layer (\d+), head (\d+)", chosen["who"]).groups())
     weights = figures_of(at)["Weight “it”→dog"]
     grid = decode(weights["data"][0]["z"]).astype(float)
     said = re.search(r"On this sentence it gives “dog” (\d+)%", verdict)

@@ -167,7 +167,7 @@ def test_verdict_ranks_by_absolute_weight_not_by_share():
     assert "**2 of 3 heads** put more attention on “dog” than on “food”, 1 more on “food”." in text
     assert "In 1 of them the two words together get less than 10%" in text
     assert "Of the 2 heads that do look at the two words, 1 prefer “dog”." in text
-    assert ("Layer 0 (the first of 1), head 1 gives “dog” the most weight of all 3 heads: 40% of the attention of "
+    assert ("Layer 1, head 2 gives “dog” the most weight of all 3 heads: 40% of the attention of "  # (0, 1)
             "“it” (“food” gets 30%)" in text)
     assert "this head's largest share, 30%, goes to “was”" not in text   # "was" gets 30% here: A is the top
     assert "“dog” is its largest single target" in text
@@ -204,19 +204,20 @@ def test_contrast_sentence_counts_heads_without_a_verdict_over_them():
     share = np.array([[0.9, 0.8, 0.2, 0.4]])
     contrast = np.array([[0.1, 0.9, 0.3, 0.3]])
     summary = pr.contrast_summary(share, contrast, first_is_a=True)
-    assert summary["flipped"] == ["L0H0"]
+    assert summary["flipped"] == ["L1 H1"]  # the code's layer 0, head 0, as people count
     assert "**2** heads are right on the first sentence, **3** on the contrast" in summary["sentence"]
     assert "**1** flip the right way" in summary["sentence"]
     assert "blank" not in summary["sentence"]  # nothing said about the grid when the page did not pass it
     blank = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.array([[True, False, False, False]]))
-    assert "(L0H0)" in blank["sentence"]
+    assert "(L1 H1)" in blank["sentence"]
     # the head chosen in advance is named with its own result: the first flips, the second is right only once
-    assert "L0H0" in pr.contrast_summary(share, contrast, True, chosen=(0, 0))["sentence"].split("heads are counted")[1]
-    assert "L0H1" in pr.contrast_summary(share, contrast, True, chosen=(0, 1))["sentence"]
+    assert "L1 H1" in pr.contrast_summary(share, contrast, True, chosen=(0, 0))["sentence"].split("in advance")[1]
+    assert "L1 H2" in pr.contrast_summary(share, contrast, True, chosen=(0, 1))["sentence"]
+    assert "L0" not in summary["sentence"] and "H0" not in summary["sentence"]
 
 
 def board_with(pairs_right: int, held_right: int, n_pairs: int = 8) -> pr.Scoreboard:
-    """A scoreboard whose chosen head L0H0 gets pairs_right pairs and held_right of 10 easy sentences; the fixed
+    """A scoreboard whose chosen head (the code's layer 0, head 0) gets pairs_right pairs and held_right of 10 easy sentences; the fixed
     rules get 5 and 4 of them."""
     head_pairs = np.zeros((1, 2), int)
     head_pairs[0, 0] = pairs_right

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from lessons import pronoun as pr
-from lessons.names import ordinal
 from conftest import run_app
 from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
 
@@ -67,7 +66,7 @@ def test_three_sentences_in_a_row_each_get_their_own_words_and_the_models_counts
                f"{int((share < 0.5).sum())} more on “{b}”" in text
         # The verdict's head is the argmax of the absolute weight on A, and its chart shows that weight.
         best = np.unravel_index(np.argmax(weight_a), weight_a.shape)
-        assert f"Layer {best[0]} (the {ordinal(best[0] + 1)} of 6), head {best[1]} gives “{a}” the most weight" in text
+        assert f"Layer {best[0] + 1}, head {best[1] + 1} gives “{a}” the most weight" in text  # counted from 1
         assert [w.value for w in at.selectbox if w.label in ("Layer", "Head")] == [best[0], best[1]]
         np.testing.assert_allclose(chart_array(at, 0, "z"), weight_a, atol=1e-6)
         bars = chart_array(at, 2, "y")
@@ -198,5 +197,5 @@ def test_the_verdict_names_the_preset_head_and_its_held_out_record(model):
     at = run_app(PAGE)
     verdict = next(str(m.value) for m in at.markdown if "Verdict" in str(m.value))
     preset = next(name for name, preset in HEAD_PRESETS.items() if preset == PRONOUN_HEAD)
-    assert preset in verdict and f"layer {layer} (the {ordinal(layer + 1)} of 6), head {head}" in verdict
+    assert preset in verdict and f"layer {layer + 1}, head {head + 1}" in verdict  # people count from 1
     assert f"{int(right[:n_easy].sum())} of {n_easy}" in verdict and f"{pairs} of {len(pr.PAIRS)}" in verdict

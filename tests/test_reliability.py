@@ -36,13 +36,14 @@ def test_selected_token_follows_the_sentence_and_the_link_carries_its_index():
     at = sidebar_app(sentence=LONG, token="7")
     assert at.selectbox(key="token").value == 7 and not at.warning
     at.selectbox(key="token").set_value(9).run()
-    assert at.query_params["token"] == "9"  # the index, not the label "9: street"
+    assert at.query_params["token"] == "9"  # the index, not the label "10: street" (people count from 1)
     at.text_area(key="sentence").set_value("Cats chase mice.").run()
     assert at.selectbox(key="token").value == 0 and "token" not in at.query_params
     at.selectbox(key="token").set_value(2).run()  # "mice"
     at.checkbox(key="special").check().run()
     box = at.selectbox(key="token")
-    assert box.options[box.index] == "3: mice"  # the same word piece, one place over after [CLS]
+    assert box.value == 3 and box.options[box.index].endswith(": mice")  # the same piece, one over after [CLS]
+    assert box.options[box.index].startswith(f"{box.value + 1}: ")  # the list counts tokens from 1, as people do
     at.text_area(key="sentence").set_value("Dogs bark.").run()
     assert at.selectbox(key="token").value == 0 and not at.exception
 

@@ -90,10 +90,10 @@ def test_a_slide_keeps_the_token_chips_and_a_compact_layer_head_control(server, 
     chips = slide.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]')
     assert chips.count() == 3  # layer, head, tokens
     heads = chips.nth(1)
-    heads.get_by_text("H5", exact=True).click()
+    heads.get_by_text("6", exact=True).click()  # the sixth head: the code's head 5, in the link
     slide.wait_for_function("() => new URL(location.href).searchParams.get('head') === '5'", timeout=60_000)
     wait_for_page(slide)
-    assert "head 5" in slide.locator(".js-plotly-plot .gtitle-subtitle").first.text_content()
+    assert "head 6" in slide.locator(".js-plotly-plot .gtitle-subtitle").first.text_content()
     chips.nth(2).get_by_text("tired", exact=True).click()
     wait_for_page(slide)
     rows = slide.locator(".js-plotly-plot").first.locator(".ytick text").all_text_contents()

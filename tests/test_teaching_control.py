@@ -79,12 +79,12 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     page.locator('[data-testid="stMain"] button', has_text="river bank").first.click()
     wait_for_row(page, "river")
     still_teaching(page)
-    # A layer and a head, on the slide's own row.
+    # A layer and a head, on the slide's own row: buttons counted from 1, the link in the code's numbers, from 0.
     groups = page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]')
-    groups.nth(0).get_by_text("L3", exact=True).click()
+    groups.nth(0).get_by_text("4", exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('layer') === '3'", timeout=60_000)
     wait_for_page(page)
-    groups.nth(1).get_by_text("H1", exact=True).click()
+    groups.nth(1).get_by_text("2", exact=True).click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '1'", timeout=60_000)
     wait_for_page(page)
     still_teaching(page)
@@ -94,7 +94,7 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     wait_for_row(page, "river")
     still_teaching(page)
     assert new_query(page)["layer"] == ["3"] and new_query(page)["head"] == ["1"]
-    assert re.search(r"layer\s*3\s*\(the fourth of 6\),\s*head\s*1", page.locator(".js-plotly-plot .gtitle-subtitle").first.text_content())
+    assert re.search(r"layer\s*4,\s*head\s*2\b", page.locator(".js-plotly-plot .gtitle-subtitle").first.text_content())
 
 
 @browser_only
@@ -102,11 +102,11 @@ def test_the_compare_page_has_its_layer_and_head_on_the_slide(server, projector)
     open_page(projector, server, "compare", SENTENCES[4])
     groups = projector.locator('[data-testid="stMain"] [data-testid="stButtonGroup"]')
     assert groups.count() == 2  # layer, head
-    groups.nth(1).get_by_text("H4", exact=True).click()
+    groups.nth(1).get_by_text("5", exact=True).click()  # the fifth head: the code's head 4, in the link
     projector.wait_for_function("() => new URL(location.href).searchParams.get('head') === '4'", timeout=60_000)
     wait_for_page(projector)
     text = projector.locator('[data-testid="stMain"]').inner_text()
-    assert "head 4" in text and "in the sidebar" not in text
+    assert "head 5" in text and "in the sidebar" not in text
 
 
 # The drawn values of each token × token matrix (an x axis titled with "key"); vectors of 32 numbers a token are
@@ -262,8 +262,8 @@ def test_predict_first_hides_a_slides_numbers_until_revealed():
     table = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]
     assert set(sum(table["cells"]["values"][1:], [])) == {"?"}
     reveal = [b for b in at.button if b.label.endswith("Reveal the numbers")]
-    # One button a figure that writes numbers: the lines of "attention as lines" have none to hide.
-    assert 2 <= len(reveal) < len(at.get("plotly_chart"))
+    # One button a hidden figure; the lines of "attention as lines" wait for the matrix's reveal, with no button.
+    assert len(reveal) == len(at.get("plotly_chart")) >= 2
     reveal[0].click().run()
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert spec["data"][0]["texttemplate"] == "%{z:.2f}"  # this figure revealed ...

@@ -169,7 +169,7 @@ def test_the_figure_is_a_valid_animation_with_every_frame(model, teaching, sente
     assert spec["layout"]["xaxis2"]["tickfont"]["size"] == (18 if teaching else 12)
     assert spec["layout"]["xaxis2"]["autotickangles"] == [0, 90]  # crowded labels turn upright and thin out
     assert spec["layout"]["height"] <= 720
-    assert filename.startswith("walkthrough_") and filename.endswith("L0H2-t1")
+    assert filename.startswith("walkthrough_") and filename.endswith("L1H3-t1")  # the code's layer 0, head 2
 
 
 def test_the_html_file_holds_plotly_and_waits_for_play(model):
@@ -266,7 +266,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     with page.expect_download(timeout=60_000) as info:
         page.get_by_text("The animation as one HTML file").click()
     download = info.value
-    assert download.suggested_filename == f"walkthrough_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}-t2.html"
+    assert download.suggested_filename == f"walkthrough_i-am-good_L{DEFAULT_LAYER + 1}H{DEFAULT_HEAD + 1}-t2.html"
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0
     saved = tmp_path / download.suggested_filename
@@ -321,7 +321,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
             break
         page.wait_for_timeout(250)
     assert [f.suggested_filename for f in files] == [
-        f"walkthrough_i-am-good_L{DEFAULT_LAYER}H{DEFAULT_HEAD}-t2_frame{n:02d}.svg" for n in range(1, frames + 1)]
+        f"walkthrough_i-am-good_L{DEFAULT_LAYER + 1}H{DEFAULT_HEAD + 1}-t2_frame{n:02d}.svg" for n in range(1, frames + 1)]
     last = Path(files[-1].path()).read_text()
     assert last.lstrip().startswith("<svg") and "Step 4 of 4" in last
     offline.close()

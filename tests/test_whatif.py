@@ -123,7 +123,7 @@ def test_the_word_order_section_says_its_numbers_and_limits():
     assert "the same numbers as before, moved with their words" in text
     assert "(difference less than 0.00001)" in text
     assert re.search(r"\*\*With the model's position embeddings\*\* the weights change: \d+% of the attention", text)
-    assert "layer 0 (the first of 6) only" in " ".join(c.value for c in at.caption)
+    assert "layer 1 only" in " ".join(c.value for c in at.caption)  # the code's layer 0, counted from 1
 
 
 @pytest.mark.parametrize("mode", ["identity", "random"])

@@ -24,7 +24,7 @@ TERMS: dict[str, str] = {
                        "“nothing special here” place.",
     "embedding": "The list of numbers (here 384 of them) a token starts as, before any attention: the model's "
                  "learned vector for its word plus a learned vector for its position in the sentence, normalised. "
-                 "So the same word at another position gets a slightly different embedding. Layer 0 (the first of 6) "
+                 "So the same word at another position gets a slightly different embedding. Layer 1, the first, "
                  "starts from the embeddings, and so do the textbook toys; each later layer starts from the "
                  "output of the layer before.",
     "vector": "A list of numbers, such as a token's embedding or its query. Its length is how many numbers it has.",

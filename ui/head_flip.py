@@ -14,7 +14,7 @@ from .figures.animation import offline_html
 from .figures.head_flip import flip_rows, head_flipbook, where_it_goes
 from .figures.show import download_config, figure_filename
 from .labels import unique_labels
-from .text import pct, quote
+from .text import pct, people_number, quote
 
 ANCHOR = "flip-through-every-head"
 STEP_PAGE = "step3_softmax"  # where "open this head" lands: the page of the weights the figure shows
@@ -40,7 +40,7 @@ def build(settings, analysis, selected: int, params: dict | None = None):
     links = step_page_links(params, analysis.n_layers, analysis.n_heads) if params is not None else None
     fig = head_flipbook(analysis.attentions, unique_labels(analysis.tokens), roles, settings.sentence,
                         teaching=settings.teaching, selected=selected, start=start, head_links=links)
-    return fig, roles, figure_filename("multihead_all_heads", settings.sentence, "L0-5H0-11")
+    return fig, roles, figure_filename("multihead_all_heads", settings.sentence, "L1-6H1-12")
 
 
 def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
@@ -59,7 +59,7 @@ def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
         for head, (role, share) in enumerate(layer_roles):
             row = analysis.attentions[layer][head][selected]
             top = int(row.argmax())
-            rows_html.append(f"<tr><th scope=\"row\">{layer}</th><td>{head}</td>"
+            rows_html.append(f"<tr><th scope=\"row\">{people_number(layer)}</th><td>{people_number(head)}</td>"
                              f"<td>{html.escape(where_it_goes(role, share))}</td><td>{html.escape(str(tokens[top]))} ({pct(float(row[top]))})"
                              "</td></tr>")
     return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">layer</th>'

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lessons.meaning import MAX_WORD_CHARS
+
 from .settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
 from .text import md
 
@@ -31,11 +33,28 @@ LINK_CHECKS = {
     "predict": lambda v: v in ("true", "false"),
 }
 # The link's texts, each at most its box's length (the meaning page's word box takes 40 characters).
-LINK_TEXTS = {"sentence": MAX_SENTENCE_CHARS, "pron_sentence": MAX_SENTENCE_CHARS, "word": 40,
+LINK_TEXTS = {"sentence": MAX_SENTENCE_CHARS, "pron_sentence": MAX_SENTENCE_CHARS, "word": MAX_WORD_CHARS,
               "meaning_a": MAX_SENTENCE_CHARS, "meaning_b": MAX_SENTENCE_CHARS}
 KNOWN_LINK_KEYS = frozenset(LINK_CHECKS) | frozenset(LINK_TEXTS)
 # What a link built by a page carries: the sidebar's view (its sentence and settings), which every page reads.
 VIEW_LINK_KEYS = (*LINK_CHECKS, "sentence")
+
+
+def cut_link_text(key: str) -> int | None:
+    """A box's text from a link (or set from code) held to the box's limit before the box is made, as the sidebar's
+    sentence is (ui/settings.py cut_typed_sentence): Streamlit would cut it silently (a linked meaning_a of 7,247
+    characters became 3,000 without a word). Returns the length before the cut while the box still holds what was
+    kept (None: no cut known), for the page's notice (ui/model.py warn_if_cut)."""
+    state, limit, typed_key = st.session_state, LINK_TEXTS[key], f"_typed_chars_{key}"
+    for text in (state.get(key), None if key in state else st.query_params.get(key)):
+        if isinstance(text, str) and len(text) > limit:
+            state[key] = text[:limit]
+            state[typed_key] = (state[key], len(text))
+            if key in st.query_params:
+                st.query_params[key] = state[key]
+            break
+    cut = state.get(typed_key)
+    return cut[1] if cut and cut[0] == state.get(key) else None
 
 
 def _link_notice(key: str, value: str) -> str:
@@ -109,7 +128,7 @@ def follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int,
         number = link_number(raw, n_tokens)
         if raw is not None and number is None and not any("link's token" in n for n in notices):
             notices.append(f"The link's token value “{md(raw[:40])}” is not one of this sentence's {n_tokens} "
-                           "tokens (counted from 0), so the first token is used.")
+                           f"tokens (a link numbers them 0 to {n_tokens - 1}), so the first token is used.")
         if raw is not None or not isinstance(state.get("token"), int):
             state["token"] = number or 0
     elif previous[0] != sentence:

@@ -15,52 +15,13 @@ from serving import shared
 from . import figures
 from .figures import meaning as meaning_figures
 from .figures.animation import offline_html
+from .meaning_inputs import word_set_inputs  # noqa: F401  (pages/meaning.py's boxes, in a module of their own)
 from .page import figure_pair
-from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
-from .text import layer_head_name, layer_name, md, quote, shorten, slug
+from .settings import open_head_in_steps
+from .text import layer_head_name, layer_name, layer_tag, md, quote, shorten, slug
 
 PAGE = "pages/meaning.py"
 STEP_PAGE = "pages/step3_softmax.py"
-WORD_KEY, A_KEY, B_KEY = "word", "meaning_a", "meaning_b"   # the widgets' keys and the link's names
-
-
-def fill_with(word: str) -> None:
-    """on_click: a built-in word set into the three boxes."""
-    word_set = me.BUILT_IN[word]
-    st.session_state[WORD_KEY] = word_set.word
-    st.session_state[A_KEY] = "\n".join(word_set.meaning_a)
-    st.session_state[B_KEY] = "\n".join(word_set.meaning_b)
-
-
-def word_set_inputs(teaching: bool) -> tuple[str, list[str], list[str], tuple[str, str]]:
-    """The word and its two groups as typed (from the link on a first visit, else the bank set), and the names
-    of the two meanings (a built-in set's, else "meaning A" and "meaning B")."""
-    # A bound box writes its value into the link once it differs from what the page first showed, the default
-    # set's: a box missing from a link therefore holds the default set's value.
-    default = me.BUILT_IN[me.DEFAULT_WORD]
-    for key, value in ((WORD_KEY, default.word), (A_KEY, "\n".join(default.meaning_a)),
-                       (B_KEY, "\n".join(default.meaning_b))):
-        if key not in st.session_state and key not in st.query_params:
-            st.session_state[key] = value
-    cols = st.columns(len(me.BUILT_IN) + 1)
-    cols[0].markdown("**Built-in sets:**")
-    for col, (word, word_set) in zip(cols[1:], me.BUILT_IN.items()):
-        col.button(f"{word} ({word_set.name_a} / {word_set.name_b})", key=f"meaning_set_{word}", on_click=fill_with,
-                   args=(word,), use_container_width=True)
-    word = st.text_input("The word", key=WORD_KEY, bind="query-params", max_chars=40,
-                         help="One word. It must appear in every sentence below (the model's word pieces, "
-                              "upper or lower case alike).")
-    left, right = st.columns(2)
-    height = 200 if teaching else 180
-    group_a = left.text_area("Meaning A: one sentence per line (2 to 8)", key=A_KEY, bind="query-params",
-                             max_chars=MAX_SENTENCE_CHARS, height=height)
-    group_b = right.text_area("Meaning B: one sentence per line (2 to 8)", key=B_KEY, bind="query-params",
-                              max_chars=MAX_SENTENCE_CHARS, height=height)
-    a, b = me.split_lines(group_a), me.split_lines(group_b)
-    built_in = me.BUILT_IN.get(word.strip())
-    names = ((built_in.name_a, built_in.name_b) if built_in and tuple(a) == built_in.meaning_a
-             and tuple(b) == built_in.meaning_b else ("meaning A", "meaning B"))
-    return word, a, b, names
 
 
 def measured(model, word: str, group_a: list[str], group_b: list[str]) -> me.Measurement:
@@ -107,7 +68,7 @@ def definitions(result: me.Measurement, names: tuple[str, str], teaching: bool) 
     word = quote(result.word)
     body = (
         f"- **The word's vector after a layer**: the model's own hidden state of the token {word} at the output of "
-        "that layer (layers 0 to 5, as the sidebar counts them). A word cut into several pieces: the mean of its "
+        "that layer (layers 1 to 6, as the sidebar counts them). A word cut into several pieces: the mean of its "
         "pieces.\n"
         "- **The embedding**: the word's vector before any attention, the embedding layer's output. It is the "
         "word's own entry plus an entry for its **position** (where it stands in the sentence), so the same word at "
@@ -247,7 +208,7 @@ def heads_section(model, result: me.Measurement, teaching: bool):
     drops.update({r.word: r.head_costs for r in others})
     fig = meaning_figures.head_drop_bars(drops, layer, _title(f"Drop in separation when one head of {layer_name(layer)} "
                                                               "is mean-ablated", result.word), teaching)
-    figures.show(fig, _filename(f"heads_L{layer}", result.word), teaching, key="meaning-heads")
+    figures.show(fig, _filename(f"heads_{layer_tag(layer)}", result.word), teaching, key="meaning-heads")
     st.markdown(me.heads_story(result, spread, quote))
     sentence, token = result.sentences[0], result.first_token[0]
     for head in result.costliest_heads():

@@ -57,18 +57,20 @@ def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     return model, analysis
 
 
-def warn_if_cut(text: str, limit: int, typed: int | None = None) -> bool:
+def warn_if_cut(text: str, limit: int, typed: int | None = None, box: str | None = None) -> bool:
     """A notice when a box is full: the text ends where the box stopped taking it (a link or a message sent past
-    the box is cut there, which nobody would see otherwise). typed: the length before the cut, if known."""
+    the box is cut there, which nobody would see otherwise). typed: the length before the cut, if known; box: the
+    box's label, where a page has several."""
     if len(text) < limit:
         return False
     end = quote("…" + text[-40:].lstrip())
     if typed and typed > limit:
-        st.warning(f"Your text had {typed:,} characters; a box takes at most {limit:,}, so it was cut after {end} "
-                   f"(the other {typed - limit:,} characters were left out).")
+        said = (f"Your text had {typed:,} characters; a box takes at most {limit:,}, so it was cut after {end} "
+                f"(the other {typed - limit:,} characters were left out).")
     else:
-        st.warning(f"A box takes at most {limit:,} characters and this one is full: your text ends at {end}, and "
-                   "anything after that was left out.")
+        said = (f"A box takes at most {limit:,} characters and this one is full: your text ends at {end}, and "
+                "anything after that was left out.")
+    st.warning(f"{md(box)}: {said[0].lower()}{said[1:]}" if box else said)
     return True
 
 

@@ -13,7 +13,7 @@ from .parity import parity_badge
 from .labels import unique_labels
 from .settings import EXAMPLES, MAX_SENTENCE_CHARS, Example, choose_sentence, clean_sentence, settings
 from .sidebar import draw_token_list, shown_tokens, token_chosen
-from .text import layer_head_name, md, no_bidi
+from .text import layer_head_name, md, no_bidi, people_number
 from .view import View, current_view, view_again
 
 
@@ -240,18 +240,11 @@ def layer_head_row(n_layers: int, n_heads: int, layer: int, head: int) -> None:
     st.session_state["layer_compact"] = layer
     st.session_state["head_compact"] = head
     left, right = st.columns([6, 12])
+    # Values count from 0 as the code does; the buttons read 1 to 6 and 1 to 12, as people count.
     left.segmented_control("Layer", list(range(n_layers)), key="layer_compact",
-                           format_func=_layer_label, on_change=_pick_layer_head)
+                           format_func=people_number, on_change=_pick_layer_head)
     right.segmented_control("Head", list(range(n_heads)), key="head_compact",
-                            format_func=_head_label, on_change=_pick_layer_head)
-
-
-def _layer_label(layer: int) -> str:
-    return f"L{layer}"
-
-
-def _head_label(head: int) -> str:
-    return f"H{head}"
+                            format_func=people_number, on_change=_pick_layer_head)
 
 
 def token_picker(view: View) -> None:

@@ -10,7 +10,7 @@ from lessons import explain
 from attention.model import ModelLoadError, pytorch_allowed
 from serving.models import reference_model
 
-from .text import layer_head_name, layer_name, plain_small
+from .text import layer_head_name, plain_small
 from .view import View
 
 _LOGGER = logging.getLogger(__name__)

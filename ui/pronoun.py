@@ -15,7 +15,7 @@ from serving.models import analyze, core_attentions
 from . import figures
 from .model import warn_if_cut, warn_if_truncated
 from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
-from .text import layer_head_name, md, pct, plain_small, quote, shorten
+from .text import layer_head_name, layer_head_tag, md, pct, people_number, plain_small, quote, shorten
 
 DEFAULT = shared.PRONOUN_DEFAULT
 
@@ -167,12 +167,14 @@ def head_detail(rows, analysis, verdict, pronoun, a, b, sentence: str, tag: str,
     st.subheader("One head in detail")
     c1, c2, c3 = st.columns([1, 1, 2])
     detail_key = f"{tag}_{pronoun_index}_{a.position}"
-    layer = c1.selectbox("Layer", range(model.n_layers), index=verdict.best[0], key=f"pron_layer_{detail_key}")
-    head = c2.selectbox("Head", range(model.n_heads), index=verdict.best[1], key=f"pron_head_{detail_key}")
+    layer = c1.selectbox("Layer", range(model.n_layers), index=verdict.best[0], key=f"pron_layer_{detail_key}",
+                         format_func=people_number)
+    head = c2.selectbox("Head", range(model.n_heads), index=verdict.best[1], key=f"pron_head_{detail_key}",
+                        format_func=people_number)
     figures.show(figures.row_bars(rows[layer, head], analysis.tokens,
                                   f"Attention from “{pronoun.text}”, {layer_head_name(layer, head, model.n_layers)}",
                                   teaching=teaching, highlight=pronoun.position),
-                 figures.figure_filename("pronoun_row", sentence, f"L{layer}H{head}"), teaching)
+                 figures.figure_filename("pronoun_row", sentence, layer_head_tag(layer, head, sep="")), teaching)
     st.caption(f"In this head {quote(pronoun.text)} gives {quote(a.text)} {pct(verdict.weight_a[layer, head])} and "
                f"{quote(b.text)} {pct(verdict.weight_b[layer, head])} of its attention (the bars of a word's pieces "
                "add up).")
@@ -200,7 +202,7 @@ def rollout_section(attentions, pronoun, candidates, model, sentence: str, teach
                     "residual connection as half of an identity matrix I and make each row sum to 1 again; then "
                     "multiply the layers together, first layer on the right:")
         st.latex(r"\tilde A_\ell = \operatorname{rownorm}\left(\tfrac12 \bar A_\ell + \tfrac12 I\right), \qquad "
-                 r"R_\ell = \tilde A_\ell \, \tilde A_{\ell-1} \cdots \tilde A_0")
+                 r"R_\ell = \tilde A_\ell \, \tilde A_{\ell-1} \cdots \tilde A_1")
         st.markdown("Row of the pronoun in R after layer ℓ: how much each input word flows into it. It is an "
                     "estimate: it ignores the feed-forward blocks and the values' sizes.")
     mean_weights, rollout_weights = pr.across_layers(attentions, pronoun, candidates)   # [candidates, L] each
@@ -208,7 +210,7 @@ def rollout_section(attentions, pronoun, candidates, model, sentence: str, teach
     for c, mean_weight, rollout_weight in zip(candidates, mean_weights, rollout_weights):
         series[f"mean over heads → {c.text}"] = mean_weight
         series[f"rollout → {c.text}"] = rollout_weight
-    figures.show(figures.line_chart(range(model.n_layers), series, f"Weight from “{pronoun.text}” per layer",
+    figures.show(figures.line_chart(range(1, model.n_layers + 1), series, f"Weight from “{pronoun.text}” per layer",
                                     "layer", "weight", teaching=teaching),
                  figures.figure_filename("pronoun_layers", sentence, "rollout"), teaching)
     last_roll = {c.text: float(weights[-1]) for c, weights in zip(candidates, rollout_weights)}

@@ -9,7 +9,7 @@ import streamlit as st
 from .legacy_pages import leave_legacy_pages_mode
 
 DEFAULT_SENTENCE = "I am good."
-# Layer 1, head 8: chosen by measuring all 72 heads on the default sentence with lessons/heads.py
+# Layer 1, head 8 as the code counts (pages say layer 2, head 9): chosen by measuring all 72 heads on the default sentence with lessons/heads.py
 # teaching_heads (tests/test_default_view.py checks it again). It is the clearest nameable pattern among the heads
 # whose selected row ("i") is soft: each word looks mostly at the word after it (59% on average; "i": 72% on
 # "am", 22% on [CLS] + [SEP], 5% on itself), and dividing by √d_k moves the row's entropy from 0.02 to 1.11 bits.

@@ -9,9 +9,9 @@ import streamlit as st
 from attention.model import ModelLoadError, models_dir
 
 from .labels import unique_labels
-from .links import follow_sentence_with_token, link_notices, link_token
+from .links import follow_sentence_with_token, link_notices, link_number, link_token
 from .model import get_model
-from .text import layer_head_name
+from .text import layer_head_name, people_number
 from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
                        PRESET_HELP,
                        MODES, Settings, clean_sentence, cut_typed_sentence)
@@ -47,13 +47,16 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
                                           "numbers again."))
     if mode in ("learned",):
         columns = side.columns(2)
-        layer = columns[0].selectbox("Layer", list(range(6)), index=DEFAULT_LAYER, key="layer", bind="query-params",
+        layer_head_from_link()
+        # The values count from 0 as the code does, the boxes show them counted from 1 (layer 1 to 6).
+        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), key="layer", format_func=people_number,
                                      help="The model repeats attention 6 times, each layer reading the one "
-                                          "before. Layers are counted from 0: layer 0 (the first of 6) reads the "
-                                          "embeddings (word + position), layer 5 is the sixth and last.")
-        head = columns[1].selectbox("Head", list(range(12)), index=DEFAULT_HEAD, key="head", bind="query-params",
+                                          "before: layer 1 reads the embeddings (word + position), layer 6 is "
+                                          "the last.")
+        head = columns[1].selectbox("Head", list(range(N_HEADS)), key="head", format_func=people_number,
                                     help="Each layer has 12 heads: 12 separate attentions, each with its own "
                                          "W_Q, W_K, W_V, free to look for something different.")
+        link_layer_head(int(layer), int(head))
         head_presets(side, int(layer), int(head))
     show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
                                  help="The special tokens the model adds around every sentence. "
@@ -97,6 +100,43 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
                     model_name=model_name.strip())
 
 
+N_LAYERS, N_HEADS = 6, 12
+LAYER_HEAD_KEPT = "_layer_head_kept"  # the session's layer and head, whichever page or mode last showed them
+
+
+def layer_head_from_link() -> None:
+    """Before the Layer and Head boxes are drawn: on a session's first run the link's values, else the session's
+    own copy (a box not drawn in a toy mode loses its value).
+
+    The boxes are not bound to the URL by Streamlit: that writes the box's label, now counted from 1, and an old
+    link's layer=3 would open the third layer instead of the fourth. The link carries the code's number, counted
+    from 0 as it always did (link_layer_head writes it)."""
+    state = st.session_state
+    kept = state.get(LAYER_HEAD_KEPT)
+    first_run = kept is None
+    if first_run:
+        kept = {key: state[key] if isinstance(state.get(key), int) else default
+                for key, default in (("layer", DEFAULT_LAYER), ("head", DEFAULT_HEAD))}
+        for key, below in (("layer", N_LAYERS), ("head", N_HEADS)):
+            number = link_number(st.query_params.get(key), below)  # link_notices has dropped a refused value
+            kept[key] = kept[key] if number is None else number
+    for key in ("layer", "head"):
+        if first_run or not isinstance(state.get(key), int):
+            state[key] = kept[key]
+
+
+def link_layer_head(layer: int, head: int) -> None:
+    """The layer and head in the link as the code numbers them, from 0; absent at the default, like every other
+    default."""
+    st.session_state[LAYER_HEAD_KEPT] = {"layer": layer, "head": head}
+    for key, value, default in (("layer", layer, DEFAULT_LAYER), ("head", head, DEFAULT_HEAD)):
+        if value != default:
+            if st.query_params.get(key) != str(value):
+                st.query_params[key] = str(value)
+        elif key in st.query_params:
+            del st.query_params[key]
+
+
 TOKEN_LIST_LABEL = "Selected token (its row is explained)"
 TOKEN_KEPT = "_token_kept"  # the session's selected token, whichever widget last showed it
 
@@ -109,7 +149,7 @@ def draw_token_list() -> int:
     slot, labels = state.get("_token_slot"), state.get("_token_labels")
     if slot is None or not labels or not _slot_is_current():
         return 0
-    token = slot.selectbox(TOKEN_LIST_LABEL, list(range(len(labels))), format_func=lambda i: f"{i}: {labels[i]}",
+    token = slot.selectbox(TOKEN_LIST_LABEL, list(range(len(labels))), format_func=lambda i: f"{i + 1}: {labels[i]}",
                            key="token", on_change=token_chosen, args=("token",),
                            help="The token whose row of scores and weights the pages explain: the token that is "
                                 "looking.")

@@ -20,6 +20,8 @@ from .walkthrough_section import show_walkthrough
 def example_claim(view: View) -> None:
     """While an example's sentence and head are on screen: what it shows, with the live shares it is about, and for
     the next-word and pronoun examples what the numbers say beyond this one row."""
+    if weights_hidden(view):  # predict first: the class guesses these numbers from the matrix below
+        return
     example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
                     and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
     if example is None or example.focus not in view.labels or example.target not in view.labels:
@@ -75,7 +77,9 @@ def what_the_head_does(view: View) -> None:
     """Above the part that follows the token (none of it names the selected token, so a chip click leaves it):
     the example's lesson while an example is on screen, and what the head does over every row of the sentence."""
     example_claim(view)
-    if not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
+    if weights_hidden(view):
+        st.markdown(figures.HIDDEN_TEXT)
+    elif not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
         (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
         if pattern in PATTERN_WORDS:
             st.markdown(f"**What this head does** ({view.label}): on your sentence it sends, on average, "
@@ -83,6 +87,15 @@ def what_the_head_does(view: View) -> None:
                         + (f" (over all {readouts.token_count(view)} the model sees)"
                            if view.hidden.size else "") + " — follow the dark cells row by row in the matrix below."
                         + readouts.next_token_note(view, pattern))
+
+
+def weights_filename(view: View) -> str:
+    return figures.figure_filename("home_weights", view.settings.sentence, view.code)
+
+
+def weights_hidden(view: View) -> bool:
+    """Predict first, before the reveal: the sentences that state the matrix's numbers wait for it too."""
+    return figures.answers_hidden(weights_filename(view), view.settings.teaching)
 
 
 @st.fragment
@@ -95,7 +108,9 @@ def follow_the_selected_token():
     draw_token_list()
     tokens, keys, i = view.labels, view.key_labels, view.token
     weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
-    focus = readouts.shares(weights[i], keys, i, limit=4)  # the largest shares; "0.0% on …" would teach nothing
+    hidden = weights_hidden(view)
+    focus = ("… where? Guess before the reveal" if hidden  # predict first: its shares wait for the reveal
+             else readouts.shares(weights[i], keys, i, limit=4))  # the largest; "0.0% on …" would teach nothing
     st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
                 f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
     st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
@@ -108,22 +123,22 @@ def follow_the_selected_token():
                                    figures.figure_title("Attention weights", view.settings.sentence, view.label),
                                    kind="weights", highlight_row=i, teaching=view.settings.teaching,
                                    last_column=view.last_column("weights")),
-            figures.figure_filename("home_weights", view.settings.sentence, view.code), view.settings.teaching,
-            key="fig-home-weights")
+            weights_filename(view), view.settings.teaching, key="fig-home-weights")
     with right:
         figures.show(
             figures.token_lines(weights, tokens, keys,
                                 figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
                                 selected=i, teaching=view.settings.teaching),
             figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
-            key="fig-home-lines")
+            key="fig-home-lines", revealed_with=weights_filename(view))
     st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
                "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
-    lines = readouts.every_token_lines(view)
+    lines = [] if hidden else readouts.every_token_lines(view)
     intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and what its "
              "output is made of (step 4: each token's value vector times its share, added up).")
     every = st.container() if len(lines) <= 12 else st.expander(f"Every token, one line each ({len(lines)} lines)")
-    every.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
+    if lines:
+        every.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
     specials_note(view)
     parity_badge(view)
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 
-from lessons.names import layer_head_name, layer_name  # noqa: F401  one way every page names a layer
+from lessons.names import (  # noqa: F401  one way every page names a layer and a head, counted from 1
+    head_name, head_tag, layer_head_name, layer_head_tag, layer_name, layer_tag, people_number)
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
 
@@ -24,7 +26,7 @@ def md(text: str) -> str:
 
 
 # Bidirectional controls: embeddings, overrides, isolates and marks. One U+202E in a sentence turned the rest of a
-# figure's title line ("learned weights, layer 1 head 8") around; md() blanks them in page text, figures and
+# figure's title line ("learned weights, layer 2, head 9") around; md() blanks them in page text, figures and
 # exported files drop them here. (Other invisible characters, such as the joiner inside an emoji, stay.)
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _NO_BIDI = str.maketrans("", "", BIDI_CONTROLS)
@@ -33,6 +35,11 @@ _NO_BIDI = str.maketrans("", "", BIDI_CONTROLS)
 def no_bidi(text: str) -> str:
     """Text for a figure or a file: without bidirectional control characters."""
     return str(text).translate(_NO_BIDI)
+
+
+def html_text(text) -> str:
+    """User text for an HTML file (the worksheet): escaped, and without bidirectional controls, as in figures."""
+    return html.escape(no_bidi(text))
 
 
 def quote(token: str) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 from lessons import training
 
 from . import figures
-from .text import layer_name, pct, quote
+from .text import head_name, head_tag, layer_name, pct, quote
 from .view import current_view, steps_for
 
 
@@ -44,14 +44,14 @@ def jacobian_section(teaching: bool) -> None:
         whose = "your selected word " if index == i else ""
         how = ("as the model computes it" if scaled else
                "with ÷√d_k removed from the trained head (a temperature change)")
-        return (f"the row of {whose}{quote(tokens[index])} in head {row_head}, {how}: its largest weight is "
+        return (f"the row of {whose}{quote(tokens[index])} in {head_name(row_head)}, {how}: its largest weight is "
                 f"**{pct(row_weights[top])}** (on {quote(tokens[top])}) and its largest Jacobian entry "
                 f"**{training.small_words(np.abs(table).max())}**")
 
 
     is_saturated = sat_row.max() > training.SATURATED
-    other_head = (f" Head {head}, the one chosen in the sidebar, has no soft row in your sentence (every row puts over "
-                  f"{pct(training.SOFT)} on one word), so this row comes from head {soft_head} of the same layer."
+    other_head = (f" {head_name(head, capital=True)}, the one chosen in the sidebar, has no soft row in your sentence (every row puts over "
+                  f"{pct(training.SOFT)} on one word), so this row comes from {head_name(soft_head)} of the same layer."
                   if soft_head != head else "")
     st.markdown(
         f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}"
@@ -71,8 +71,8 @@ def jacobian_section(teaching: bool) -> None:
             (columns[0], jacobian, soft_i, soft_head, True, "soft"),
             (columns[1], jacobian_saturated, sat_i, head, sat_scaled, "saturated")):
         name = figures.figure_filename(f"training_jacobian_{kind}", view.settings.sentence,
-                                       f"{view.code}-t{index}-h{row_head}")
-        title = (f"Softmax Jacobian · {kind} row of “{tokens[index]}”, head {row_head}"
+                                       f"{view.code}-t{index}-{head_tag(row_head)}")
+        title = (f"Softmax Jacobian · {kind} row of “{tokens[index]}”, {head_name(row_head)}"
                  + ("" if scaled_row else " without ÷√d_k"))
         with column:
             figures.show(figures.matrix_heatmap(matrix, tokens, tokens, title, kind="signed", teaching=teaching,

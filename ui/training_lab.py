@@ -178,7 +178,7 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
         st.markdown(
             "**The same training in disguise.** The dotted line is an unscaled head whose W_Q and W_K start d_k^¼ "
             "times smaller and step at the scaled rate ÷ √d_k. It lands on the scaled curve of the same seed "
-            f"(the largest difference between the two losses, step by step: "
+            "(the largest difference between the two losses, step by step: "
             + ", ".join(f"{'less than 0.01%' if differences[k] < 1e-4 else pct(differences[k])} at d_k = {k}"
                         for k in COMPARE_D_K)
             + "; the page trains in 32-bit numbers, whose rounding differs between the two, and a test holds them "

@@ -13,7 +13,7 @@ from serving.sentences import analysis_of
 
 from .labels import unique_labels
 from .model import load_analysis
-from .text import layer_head_name, layer_name
+from .text import layer_head_name, layer_head_tag, layer_name
 from .settings import Settings, settings
 
 
@@ -67,10 +67,10 @@ class View:
 
     @property
     def code(self) -> str:
-        """Short tag for titles and filenames: L0H3, random dk32 s0, identity."""
+        """Short tag for titles and filenames, counted from 1 as people count: L2H9, random dk32 s0, identity."""
         s = self.settings
         if s.mode == "learned":
-            return f"L{s.layer}H{s.head}"
+            return layer_head_tag(s.layer, s.head, sep="")
         if s.mode == "random":
             return f"random-dk{s.d_k}-s{s.seed}"
         return "identity"

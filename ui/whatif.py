@@ -12,7 +12,8 @@ from serving.sentences import analysis_of
 
 from . import figures
 from .labels import unique_labels
-from .text import layer_head_name, layer_name, md, pct, plain_small, quote
+from .multihead import kept_key, measured_default
+from .text import head_name, layer_head_name, layer_head_tag, layer_name, md, pct, plain_small, quote
 from .view import View, steps_for
 
 COPIES = (2, 3)  # longer versions of the sentence: it said twice and three times over
@@ -112,9 +113,12 @@ def twins(tokens, ids, is_special, row) -> str:
     return ""
 
 
+ORDER_HEAD_KEY = "order_head"  # the word-order lesson's own head of the first layer
+
+
 def word_order_section(view: View) -> None:
     """Shuffle the sentence's words: without position embeddings each row's weights are the same numbers, moved;
-    with the model's position embeddings they change. Layer 0 only: the one layer whose input is the embeddings."""
+    with the model's position embeddings they change. The first layer only: the one whose input is the embeddings."""
     s, model, analysis, teaching = view.settings, view.model, view.analysis, view.settings.teaching
     st.header("Does attention see the order of the words?")
     tables = model.embedding_tables()
@@ -123,11 +127,22 @@ def word_order_section(view: View) -> None:
                 "needs the bundled model (or another plain BERT folder).")
         return
     ids = model.vocabulary_ids(analysis.tokens)
-    order = whatif.word_order(tables, ids, analysis.word_ids, analysis.is_special, model.head_weights(0, s.head),
-                              model.layer_weights(0)["ln_eps"])
-    if order is None or any(i is None for i in ids):
+    perm = whatif.word_shuffle(analysis.word_ids, analysis.is_special)
+    if perm is None or any(i is None for i in ids):
         st.info("Type at least two words to shuffle them.")
         return
+    eps = model.layer_weights(0)["ln_eps"]
+    by_head = whatif.order_sensitivity_by_head(tables, ids, perm, [model.head_weights(0, h) for h in
+                                                                   range(analysis.n_heads)], eps)
+    # Opens on the head of the first layer whose weights move most when the words are shuffled (measured).
+    measured_default(ORDER_HEAD_KEY, s.sentence, int(by_head.argmax()))
+    head = st.selectbox("Head", range(analysis.n_heads), key=ORDER_HEAD_KEY,
+                        format_func=lambda h: f"{head_name(h, capital=True)}: {pct(by_head[h])} moves",
+                        help=f"The {analysis.n_heads} heads of {layer_name(0)}, each with the share of a row's "
+                             "attention that moves when the words are shuffled. The lab opens on the one where it "
+                             "moves most.")
+    st.session_state[kept_key(ORDER_HEAD_KEY)] = (s.sentence, head)
+    order = whatif.word_order(tables, ids, analysis.word_ids, analysis.is_special, model.head_weights(0, head), eps)
     # Every token the model reads, in the toys' modes too (their rows are the shown tokens only).
     labels = unique_labels(analysis.tokens)
     shuffled = [labels[j] for j in order.perm]  # each word keeps its label (“the²” stays “the²”)
@@ -135,15 +150,12 @@ def word_order_section(view: View) -> None:
     st.markdown(
         "The four steps never look at where a token stands: a score is one query times one key, whatever their "
         "places. So the model adds a **position embedding** to each token first (a learned vector for “first "
-        "place”, “second place”, …). To see what that does, take the first layer, layer 0 (the first of 6), whose "
-        f"input is the embeddings themselves, with head {s.head}'s learned W_Q and W_K"
+        "place”, “second place”, …). To see what that does, take the first layer, layer 1, whose "
+        f"input is the embeddings themselves, with {head_name(head)}'s learned W_Q and W_K"
         + (" (the model's own, whatever projection the lab above uses)" if view.is_toy else "")
         + ", and shuffle your words: "
         f"{md(' '.join(shuffled))}.")
     moved = order.moved_with
-    by_head = whatif.order_sensitivity_by_head(tables, ids, order.perm,
-                                               [model.head_weights(0, h) for h in range(analysis.n_heads)],
-                                               model.layer_weights(0)["ln_eps"])
     where = np.flatnonzero(order.perm == me)[0]
     row_shuffled = order.plain_shuffled[where]
     # In the shuffled sentence's order while it is short enough to read; else its largest weights.
@@ -162,18 +174,18 @@ def word_order_section(view: View) -> None:
         + (" (the most of any row). " if int(moved.argmax()) == me else
            f", and {pct(moved.max())} of the row of {quote(labels[int(moved.argmax())])}, the most of any row. ")
         + "The position embeddings are what make word order count"
-        + f". On this head {pct(by_head[s.head])} of a row's attention moves, on average; "
+        + f". On {head_name(head)} {pct(by_head[head])} of a row's attention moves, on average; "
         + (f"on the {by_head.size} heads of {layer_name(0)} from {pct(by_head.min())} to {pct(by_head.max())}, the most on "
-           f"head {int(by_head.argmax())} (choose it in the sidebar's head box to see order count more)."
-           if by_head.argmax() != s.head else f"the most of the {by_head.size} heads of {layer_name(0)} (the least: "
-           f"{pct(by_head.min())})."))
+           f"{head_name(int(by_head.argmax()))} (choose it in the Head box above to see order count more)."
+           if by_head.argmax() != head else f"the most of the {by_head.size} heads of {layer_name(0)}, which is why "
+           f"the lab opens on it (the least: {pct(by_head.min())})."))
     figures.show(
         figures.paired_bar_panels(
             {"no position embeddings": {"your order": order.plain[me], "shuffled": order.placed[me]},
              "with position embeddings": {"your order": order.model[me], "shuffled": order.model_placed[me]}},
-            labels, figures.figure_title(f"{layer_head_name(0, s.head, capital=True)} · the row of {labels[me]}, words shuffled",
+            labels, figures.figure_title(f"{layer_head_name(0, head, capital=True)} · the row of {labels[me]}, words shuffled",
                                          s.sentence, "word order"), teaching=teaching),
-        figures.figure_filename("whatif_word_order", s.sentence, f"L0H{s.head}-t{me}"), teaching,
+        figures.figure_filename("whatif_word_order", s.sentence, f"{layer_head_tag(0, head, sep='')}-t{me}"), teaching,
         key="whatif-word-order")
     st.caption(
         "Each bar is the share the row gives one token, in your order and in the shuffled sentence (put back under "
@@ -181,3 +193,33 @@ def word_order_section(view: View) -> None:
         "carry positions, mixed in by the layers before); [CLS] and [SEP] stay at the two ends; without position "
         "embeddings the weights are no longer the model's own (it was trained with them); and one shuffle is "
         "shown, always the same for the same sentence.")
+
+
+def decoder_section(view: View, causal: core.AttentionSteps, tokens: list[str]) -> None:
+    """From attention to a chatbot: this head's weights under a decoder's causal mask (each row sees itself and the
+    tokens before it), and what a decoder does with the last position. Said of decoders, not of this encoder."""
+    s, teaching = view.settings, view.settings.teaching
+    weights = np.array(causal.weights, dtype=np.float32)
+    n = len(weights)
+    ahead = np.triu(np.ones((n, n), dtype=bool), k=1)
+    blocked = float(weights[ahead].max()) if ahead.any() else 0.0  # 0: the mask lets nothing through
+    weights[ahead] = np.nan  # drawn blank: a decoder's row never sees these
+    st.header("From attention to a chatbot")
+    st.markdown(
+        f"The same head with a decoder's **causal mask**: each row may look only at its own token and the ones "
+        f"before it, so the cells above the diagonal are blank ({int(ahead.sum())} of {n * n} cells; the weight "
+        f"left on them is {plain_small(blocked, at_most=True)}). The first row can only look at itself "
+        f"({pct(float(causal.weights[0, 0]))}); the last row, {quote(tokens[-1])}, sees all {n} tokens.")
+    figures.show(
+        figures.matrix_heatmap(weights, tokens, tokens,
+                               figures.figure_title("A decoder's view · causal mask", s.sentence, view.short_label),
+                               kind="weights", teaching=teaching),
+        figures.figure_filename("whatif_decoder_mask", s.sentence, view.code), teaching, key="whatif-decoder-mask")
+    st.markdown(
+        "**How a decoder writes.** Decoders (GPT-style models, the kind behind chatbots) use this mask in every "
+        "layer. After the last layer they read the output vector at the **last position**: one more matrix turns "
+        "it into a score for every word the model knows, softmax turns the scores into probabilities, and one "
+        "likely word is picked as the next word. The word is added to the text and everything runs again, word "
+        "by word: that loop is a chatbot's answer. The model on this page is an *encoder*: it reads the whole "
+        "sentence in both directions and never predicts a next word; the mask above is only applied to one of "
+        "its heads to show what a decoder's rows may see.")

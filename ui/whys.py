@@ -229,8 +229,8 @@ def other_words_share(view: View, by_length: bool = False) -> tuple[float, float
 
 
 def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    s, i, tokens = view.base, view.base_index, view.base_labels  # the model's own row in learned mode
-    me, row = quote(view.token_label), s.weights[i]
+    s = view.base  # the model's own steps in learned mode
+    me = quote(view.token_label)
     drawn_row, keys = view.weights[view.token], view.key_labels  # as the page draws it
     words, own = other_words_share(view)
     markers = 1.0 - words - own

@@ -8,14 +8,13 @@ and step 4's shares (whys.other_words_share). tests/test_worksheet.py compares t
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from lessons import explain
 
-from .text import pct
+from .text import html_text, pct
 from .whys import other_words_share
 
 if TYPE_CHECKING:
@@ -73,33 +72,33 @@ td.me { background: #fde68a; } .blank { display: inline-block; min-width: 24mm; 
 
 
 def _fill(value: str, answers: bool) -> str:
-    return f"<b>{html.escape(value)}</b>" if answers else '<span class="blank">&nbsp;</span>'
+    return f"<b>{html_text(value)}</b>" if answers else '<span class="blank">&nbsp;</span>'
 
 
 def _table(headers: list[str], columns: list[list[str]], keys: list[str], me: int, answers: bool) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in ["key token"] + headers)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in ["key token"] + headers)
     rows = []
     for r, key in enumerate(keys):
         mark = ' class="me"' if r == me else ""
-        cells = "".join(f'<td class="n">{html.escape(column[r]) if answers else BLANK}</td>' for column in columns)
-        rows.append(f"<tr><td{mark}>{html.escape(key)}</td>{cells}</tr>")
+        cells = "".join(f'<td class="n">{html_text(column[r]) if answers else BLANK}</td>' for column in columns)
+        rows.append(f"<tr><td{mark}>{html_text(key)}</td>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def sheet_html(view: View, numbers: dict, answers: bool) -> str:
     """One sheet: the class's (every number blank) or the answer sheet (the live numbers)."""
     keys, me = view.base_key_labels, view.base_index
-    token = html.escape(view.token_label)
+    token = html_text(view.token_label)
     f = lambda key: _fill(numbers[key], answers)  # noqa: E731
     hidden = (" The rows marked “(hidden)” are [CLS] and [SEP], the marker tokens the model adds; they count "
               "like every other key." if not view.is_toy and view.hidden.size else "")
     title = "Answer sheet" if answers else "Worksheet"
-    best_key = f"<b>“{html.escape(numbers['best'][0])}”</b>" if answers else _fill("", False)
+    best_key = f"<b>“{html_text(numbers['best'][0])}”</b>" if answers else _fill("", False)
     parts = [
         f'<section class="sheet" id="{"answers" if answers else "class"}">',
         f"<h1>{title}: self-attention, four steps for “{token}”</h1>",
-        f'<p class="sentence">{html.escape(view.settings.sentence)}</p>',
-        f"<p class=\"note\">Model all-MiniLM-L6-v2, {html.escape(view.label)}. The selected token is "
+        f'<p class="sentence">{html_text(view.settings.sentence)}</p>',
+        f"<p class=\"note\">Model all-MiniLM-L6-v2, {html_text(view.label)}. The selected token is "
         f"“{token}” (highlighted). "
         + ("The live numbers of the app's step pages." if answers else "Fill the blanks from the app's step pages.")
         + f"{hidden}</p>",
@@ -133,7 +132,7 @@ def sheet_html(view: View, numbers: dict, answers: bool) -> str:
 def worksheet_html(view: View) -> bytes:
     """The class's sheet, then (from a new printed page) the answer sheet: one file, nothing fetched."""
     numbers = worksheet_numbers(view)
-    title = html.escape(f"Worksheet: self-attention for “{view.token_label}”")
+    title = html_text(f"Worksheet: self-attention for “{view.token_label}”")
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{STYLE}</style></head><body>\n{sheet_html(view, numbers, answers=False)}\n"
             f"{sheet_html(view, numbers, answers=True)}\n</body></html>\n").encode("utf-8")

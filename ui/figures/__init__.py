@@ -17,6 +17,7 @@ from .matrices import (SLIDE_FIGURE_WIDTH, layer_head_grid, matrix_heatmap, on_a
 from .charts import BAND_COLOURS, MAX_MARKED_POINTS, band_panels, compare_bars, line_chart, row_bars, token_lines
 from .diagrams import attention_history, paired_bar_panels
 from .alt_text import FIGURE_TEXT_LABEL, TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html
+from .predict import HIDDEN_TEXT, answers_hidden
 from .show import FIT_CELL_TEXT_HTML, SLIDE_EXPORT_HEIGHT, SVG_EXPORT_HTML, download_config, figure_filename, show
 
 __all__ = [
@@ -29,5 +30,5 @@ __all__ = [
     "softmax_table", "weight_grid", "BAND_COLOURS", "MAX_MARKED_POINTS", "band_panels", "compare_bars",
     "line_chart", "row_bars", "token_lines", "attention_history", "paired_bar_panels", "FIGURE_TEXT_LABEL", "TEXT_TABLE_CELLS", "TEXT_TABLE_COLUMNS",
     "figure_text", "figure_text_html", "FIT_CELL_TEXT_HTML", "SLIDE_EXPORT_HEIGHT", "SVG_EXPORT_HTML",
-    "download_config", "figure_filename", "show",
+    "download_config", "figure_filename", "show", "HIDDEN_TEXT", "answers_hidden",
 ]

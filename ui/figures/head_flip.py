@@ -14,6 +14,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from ..text import layer_head_name, layer_tag
 from .animation import with_frames
 from .layout import FOCUS_FROM, TICK_COLOUR, focus_rows, font_sizes, split_title
 from .matrices import matrix_heatmap
@@ -47,8 +48,6 @@ def where_it_goes(target: str, share: float) -> str:
 
 
 def head_title(layer: int, head: int, target: str, share: float) -> str:
-    from ..text import layer_head_name
-
     return f"{layer_head_name(layer, head, capital=True)}: {where_it_goes(target, share)}"
 
 
@@ -104,16 +103,20 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
                 frame_layout["annotations"] = [_link_annotation(head_links[layer][head], layer, head, link_font, top)]
             frames.append({"name": frame_name(layer, head, n_heads), "data": [{"type": "heatmap", "z": z_of(layer, head)}],
                            "traces": [0], "layout": frame_layout})
-            steps.append({"method": "animate", "label": f"L{layer}" if head == 0 else "",
+            steps.append({"method": "animate", "label": layer_tag(layer) if head == 0 else "",
                           "args": [[frame_name(layer, head, n_heads)],
                                    {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                                     "transition": {"duration": 0}}]})
     if head_links:
         layout["annotations"] = [_link_annotation(head_links[first_layer][first_head], first_layer, first_head,
                                                   link_font, top)]
+    # Play runs every frame from the head on screen round to the one before it (plotly's fromcurrent knows no
+    # current frame before the first one is animated: with all frames, Play jumped back to the first head).
+    names = [frame["name"] for frame in frames]
+    first = first_layer * n_heads + first_head
     play = {"label": "▶ Play", "method": "animate",
-            "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
-                            "transition": {"duration": 0}}]}
+            "args": [names[first:] + names[:first], {"frame": {"duration": FRAME_MS, "redraw": True},
+                                                     "fromcurrent": True, "transition": {"duration": 0}}]}
     pause = {"label": "❚❚ Pause", "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
@@ -132,6 +135,6 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
 
 def _link_annotation(href: str, layer: int, head: int, font: dict, plot_top: float) -> dict:
     """"Open this head in the step pages": a link in the figure, so the frame on screen decides the head."""
-    return {"text": f'<a href="{html.escape(href)}" target="_self">Open layer {layer}, head {head} in the step '
-                    'pages →</a>', "showarrow": False, "xref": "paper", "yref": "paper", "x": 1.0, "y": plot_top,
+    return {"text": f'<a href="{html.escape(href)}" target="_self">Open {layer_head_name(layer, head)} in the '
+                    'step pages →</a>', "showarrow": False, "xref": "paper", "yref": "paper", "x": 1.0, "y": plot_top,
             "xanchor": "right", "yanchor": "bottom", "yshift": 6, "font": font}

@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
+from ..text import head_tag, layer_tag
 from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PREFERENCE_SCALE, SIGNED_SCALE,
                      TEACHING_CELL_TEXT_LIMIT, TICK_COLOUR, WEIGHTS_SCALE, _axis_title, _category_axis, _figure,
                      _grid_domains, _reversed_category_axis, _row_outline, axis_labels, focus_rows, font_sizes,
@@ -23,7 +24,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
 
     value_limit: the most tokens a side with values written in the cells (lower it for a half-width figure).
     column_groups: for a wide vector matrix made of equal blocks (the 12 heads' 32 numbers each), the block
-    width: the blocks are separated by white lines and the axis names the blocks (H0, H1, …) instead of
+    width: the blocks are separated by white lines and the axis names the blocks (H1, H2, …) instead of
     384 column numbers.
     bound: the colour range ±bound for signed/vector kinds (shared by figures that must compare); default
     the matrix's own largest magnitude.
@@ -66,7 +67,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     shapes = [_row_outline(highlight_row)] if highlight_row is not None and 0 <= highlight_row < matrix.shape[0] else []
     side = max(matrix.shape[0], 3)
     # Rows tall enough for their 18 px label; ≤ 14 tokens in teaching mode still fit a 720 px slide under a title
-    # whose subtitle takes two lines (the sentence, and the head named "layer 1 (the second of 6), head 8").
+    # whose subtitle takes two lines (the sentence, and the head named "layer 2, head 9").
     row_px = 33 if teaching else 30
     # On a slide every row keeps its 18 px label: a long matrix without a selected row grows past 720 px.
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
@@ -83,7 +84,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         shapes += [{"type": "line", "xref": "x", "yref": "paper", "x0": e, "x1": e, "y0": 0, "y1": 1,
                     "line": {"color": "white", "width": 2}} for e in edges]
         xaxis.update(tickmode="array", tickvals=[(g + 0.5) * column_groups - 0.5 for g in range(n_groups)],
-                     ticktext=[f"H{g}" for g in range(n_groups)], ticks="", showgrid=False, zeroline=False)
+                     ticktext=[head_tag(g) for g in range(n_groups)], ticks="", showgrid=False, zeroline=False)
     return _figure([trace], title, teaching, height, top_axis=True,
                    yaxis=_reversed_category_axis(title=_axis_title(y_title)), xaxis=xaxis, shapes=shapes)
 
@@ -96,11 +97,11 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
     bound = bound or float(np.nanmax(np.abs(values - zmid))) or 1.0
     n_layers, n_heads = values.shape
     trace = {
-        "type": "heatmap", "z": values, "x": [f"H{h}" for h in range(n_heads)],
-        "y": [f"L{layer}" for layer in range(n_layers)],
+        "type": "heatmap", "z": values, "x": [head_tag(h) for h in range(n_heads)],
+        "y": [layer_tag(layer) for layer in range(n_layers)],
         "colorscale": PREFERENCE_SCALE, "zmid": zmid, "zmin": zmid - bound, "zmax": zmid + bound,
         "texttemplate": text_format, "textfont": {"size": font_sizes(teaching)["cell"] if teaching else 11},
-        "hovertemplate": "layer %{y}, head %{x}: %{z:.3f}<extra></extra>", "xgap": 1, "ygap": 1,
+        "hovertemplate": "%{y} %{x}: %{z:.3f}<extra></extra>", "xgap": 1, "ygap": 1,
         "colorbar": {"thickness": 12, "title": {"text": html.escape(colorbar_title)}},
     }
     shapes = []
@@ -109,8 +110,8 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
         shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
                        "line": {"color": HIGHLIGHT, "width": 3}})
     return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
-                   yaxis=_reversed_category_axis(title=_axis_title("layer (L0 = the first)")),
-                   xaxis=_category_axis(title=_axis_title("head (H0 = the first)")), shapes=shapes)
+                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
+                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
 
 
 # The width a slide gives a figure (1280 px screen, the page's padding): multi-head panels a row in teaching mode.

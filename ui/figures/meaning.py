@@ -9,6 +9,7 @@ import html
 
 import numpy as np
 
+from ..text import head_name, layer_name, people_number
 from .animation import with_frames
 from .layout import (SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
                      _reversed_category_axis, font_sizes)
@@ -24,8 +25,8 @@ X_TITLE = "the word's vector after"  # Play/Pause and the slider with its labels
 
 
 def layer_labels(n_states: int) -> list[str]:
-    """The x axis: the embedding (before any attention), then the output of each layer in the app's numbers (0-5)."""
-    return ["embedding"] + [f"layer {layer}" for layer in range(n_states - 1)]
+    """The x axis: the embedding (before any attention), then the output of each layer, counted from 1."""
+    return ["embedding"] + [layer_name(layer) for layer in range(n_states - 1)]
 
 
 def _narrow_layer_axis(fig, n_states: int, legend_y: float):
@@ -34,7 +35,7 @@ def _narrow_layer_axis(fig, n_states: int, legend_y: float):
     meta = fig._layout.setdefault("meta", {})
     labels = layer_labels(n_states)
     meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
-                                          "xaxis.ticktext": ["emb."] + [str(n) for n in range(n_states - 1)],
+                                          "xaxis.ticktext": ["emb."] + [people_number(n) for n in range(n_states - 1)],
                                           "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = the embedding)",
                                           "legend.y": legend_y - 0.12})
     meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": X_TITLE,
@@ -90,15 +91,15 @@ def head_drop_bars(drops: dict[str, np.ndarray], layer: int, title: str, teachin
     for index, (word, values) in enumerate(drops.items()):
         values = np.asarray(values, dtype=np.float64)
         name = html.escape(word)
-        traces.append({"type": "bar", "x": [f"head {h}" for h in range(len(values))], "y": values, "name": name,
+        traces.append({"type": "bar", "x": [head_name(h) for h in range(len(values))], "y": values, "name": name,
                        "marker": {"color": WORD_COLOURS[index % len(WORD_COLOURS)]},
-                       "hovertemplate": f"{name}, layer {layer}, %{{x}} mean-ablated: separation lower by "
+                       "hovertemplate": f"{name}, {layer_name(layer)}, %{{x}} mean-ablated: separation lower by "
                                         "%{y:.4f}<extra></extra>"})
     every = np.concatenate([np.asarray(v, dtype=np.float64) for v in drops.values()])
     top, low = max(float(every.max()), 0.0), min(float(every.min()), 0.0)
     pad = 0.1 * ((top - low) or 0.01)
     return _figure(traces, title, teaching, 380, barmode="group", legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title(f"the head of layer {layer} mean-ablated")),
+                   xaxis=_category_axis(title=_axis_title(f"the head of {layer_name(layer)} mean-ablated")),
                    yaxis={"title": _axis_title("drop in separation"), "range": [low - pad * (low < 0), top + pad],
                           "zeroline": True, "zerolinecolor": "#9ca3af"})
 

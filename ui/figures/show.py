@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 from ..text import slug
 from .alt_text import FIGURE_TEXT_LABEL, figure_text_html
 from .layout import NARROW_FIGURE_PX
+from .predict import PREDICT_TEXT, predicting, revealed, toggle_reveal, with_numbers_hidden, writes_numbers
 
 SLIDE_EXPORT_HEIGHT = 720
 
@@ -35,81 +36,33 @@ def figure_filename(step: str, sentence: str, view_code: str) -> str:
     return f"{slug(step, 24)}_{slug(sentence)}_{slug(view_code, 24, lower=False)}"
 
 
-def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None = None) -> None:
+def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None = None,
+         revealed_with: str | None = None) -> None:
     """The figure, and right under it its text alternative (figure_text_html) in a collapsed expander: a screen
     reader reaches it by the next tab stop, and a student can copy the numbers from it.
 
-    Teaching mode with "Predict first" on (the sidebar's `predict`): the figure's numbers stay hidden until the
-    teacher presses "Reveal the numbers", so the class guesses first. A figure is revealed for what it shows (its
-    file name: step, sentence, layer and head): a new sentence or head hides its numbers again."""
+    Teaching mode with "Predict first" on (the sidebar's `predict`): the figure's answers (numbers and colours)
+    stay hidden until the teacher presses "Reveal the numbers", so the class guesses first. A figure is revealed
+    for what it shows (its file name: step, sentence, layer and head): a new sentence or head hides it again.
+    revealed_with: the file name of another figure on the page that shows the same numbers (the lines beside a
+    matrix): this one is revealed with it, by its button, and has none of its own."""
     import streamlit as st
 
     # An animation (the walk-through) is itself a reveal, frame by frame: its numbers stay.
-    predict = teaching and st.session_state.get("predict") is True and not fig.frames and writes_numbers(fig)
-    hidden = predict and not revealed(filename)
-    shown = without_numbers(fig) if hidden else fig
+    predict = predicting(teaching) and not fig.frames and (bool(revealed_with) or writes_numbers(fig))
+    hidden = predict and not revealed(revealed_with or filename)
+    if hidden and revealed_with:  # nothing to guess from: a figure of line widths has no neutral drawing
+        st.caption("This figure shows the same numbers; it appears with “Reveal the numbers”.")
+        return
+    shown = with_numbers_hidden(fig) if hidden else fig
     st.plotly_chart(shown, config=download_config(filename, teaching, fig._layout.get("height")), key=key)
-    if predict:
+    if predict and not revealed_with:
         st.button("👁 Reveal the numbers" if hidden else "Hide the numbers again", key=f"reveal-{key or filename}",
                   on_click=toggle_reveal, args=(filename,), type="primary" if hidden else "secondary")
     with st.expander(FIGURE_TEXT_LABEL):
         st.html(PREDICT_TEXT if hidden else figure_text_html(fig))
 
 
-PREDICT_TEXT = ('<div class="figure-text"><p>The numbers of this figure are hidden so the class can guess them first: '
-                'press “Reveal the numbers” to show them.</p></div>')
-REVEALED_KEY = "_revealed"  # the file names of the figures whose numbers this session has revealed
-
-
-def revealed(filename: str) -> bool:
-    import streamlit as st
-
-    return filename in st.session_state.get(REVEALED_KEY, ())
-
-
-def toggle_reveal(filename: str) -> None:
-    """on_click of "Reveal the numbers" / "Hide the numbers again"."""
-    import streamlit as st
-
-    shown = set(st.session_state.get(REVEALED_KEY, ()))
-    shown ^= {filename}
-    st.session_state[REVEALED_KEY] = shown
-
-
-def writes_numbers(fig: go.Figure) -> bool:
-    """Whether the figure writes numbers a class could guess (cell values, bar or table numbers, value ticks)."""
-    meta = fig._layout.get("meta") if isinstance(fig._layout.get("meta"), dict) else {}
-    return bool(meta.get("value_ticks")) or any(
-        trace.get("texttemplate") or trace.get("type") == "table"
-        or (trace.get("type") == "bar" and trace.get("text") is not None) for trace in fig._data)
-
-
-def without_numbers(fig: go.Figure) -> go.Figure:
-    """The same figure with its numbers left out: no values in heatmap cells, on bars or in a table's number
-    columns (each shows “?”), and no hover label. The colours, bars and labels stay: a class guesses the numbers."""
-    traces = []
-    for trace in fig._data:
-        trace = {key: value for key, value in trace.items() if key not in ("texttemplate", "hovertemplate")}
-        trace["hoverinfo"] = "skip"
-        if trace.get("type") == "bar" and trace.get("text") is not None:
-            trace["text"] = ["?"] * len(trace["text"])
-        if trace.get("type") == "table":
-            columns = trace["cells"]["values"]
-            trace["cells"] = {**trace["cells"], "values": [columns[0]] + [["?"] * len(c) for c in columns[1:]]}
-        if trace.get("type") == "heatmap":
-            trace.pop("text", None)
-        traces.append(trace)
-    layout = dict(fig._layout)
-    meta = layout.get("meta") if isinstance(layout.get("meta"), dict) else {}
-    for axis in meta.get("value_ticks", ()):  # numbers written as an axis's tick labels (step 1's sums)
-        layout[axis] = {**layout[axis], "ticktext": ["?"] * len(layout[axis]["ticktext"])}
-    return go.Figure({"data": traces, "layout": layout}, _validate=False)
-
-
-# Heatmap cell values drawn only where they fit: the server cannot know the screen's width, so on a phone a
-# 14-token heatmap's "0.07"s ran together ("0.000.000.00…"). After each draw (and resize) the browser measures
-# each heatmap's values; if two neighbours touch, the figure's values are hidden (the hover and the text
-# alternative still give every number). No "<" in the script (Streamlit's HTML sanitizer).
 FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer text {visibility: hidden;}</style>
 <script>
 (() => {

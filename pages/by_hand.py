@@ -1,0 +1,15 @@
+"""Attention by hand: four words with two-number keys and values, a query the student drags, and the hand-over to
+the real model on the same words (issue 54)."""
+
+import streamlit as st
+
+from ui import by_hand
+from ui.settings import settings
+
+s = settings()
+st.title("Attention by hand")
+by_hand.introduction(s.teaching, by_hand.model_key_size(s))
+by_hand.drawing(s.teaching)
+by_hand.how_it_works(s.teaching)
+by_hand.hand_over(s, s.teaching)
+st.page_link("pages/step1_scores.py", label="Next: 1 · Query·Key scores, on your own sentence →")
