@@ -20,7 +20,7 @@ from devtools.browser import (PAGES, animated_chart, chromium, click_tick, show_
 
 OUT = ROOT / "docs" / "gallery"
 # Pages whose top is only their inputs: shot from the heading of what they measure.
-SHOT_FROM = {"meaning": "Separation, layer by layer"}
+SHOT_FROM = {"meaning": "Layer by layer"}
 EMOJI_FONT = Path("/usr/share/fonts/truetype/noto/NotoColorEmoji.ttf")
 
 

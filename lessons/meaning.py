@@ -168,6 +168,21 @@ def separation(similarity: np.ndarray, meaning: np.ndarray) -> float:
     return same - different
 
 
+def every_split(similarity: np.ndarray, meaning: np.ndarray) -> np.ndarray:  # [m, m], [m] -> [n_splits]
+    """The separation of every way to split the same sentences into two groups of the real groups' sizes: the
+    control for "the meanings come apart" (a split by anything, or by nothing, can separate a little too).
+    At most 8 + 8 sentences: C(16, 8) = 12,870 splits, computed at once."""
+    from itertools import combinations
+
+    m, n_a = len(meaning), int((np.asarray(meaning) == 0).sum())
+    groups = np.array([np.isin(np.arange(m), chosen) for chosen in combinations(range(m), n_a)])  # [n_splits, m]
+    same = groups[:, :, None] == groups[:, None, :]                                                 # [n_splits, m, m]
+    pairs = np.triu(np.ones((m, m), dtype=bool), k=1)
+    same_pairs, different_pairs = same & pairs, ~same & pairs
+    return ((similarity * same_pairs).sum((1, 2)) / same_pairs.sum((1, 2))
+            - (similarity * different_pairs).sum((1, 2)) / np.maximum(different_pairs.sum((1, 2)), 1))
+
+
 def nearest_neighbour_accuracy(similarity: np.ndarray, meaning: np.ndarray) -> float:
     """Each sentence's most similar other sentence has its meaning: the share of sentences where it does. Others
     tied for most similar (within TIE, as the same word at the same place before attention is) share the count:
@@ -216,7 +231,8 @@ def word_pieces(model, word: str) -> list[str]:
     if not word:
         raise WordSetError("Type the word whose meanings you want to compare (for example “bank”).")
     if len(word) > MAX_WORD_CHARS:
-        raise WordSetError(f"A word has at most {MAX_WORD_CHARS} characters here: type one word, for example “bank”.")
+        raise WordSetError(f"A word has at most {MAX_WORD_CHARS} characters here: type one word, for example "
+                           "“bank”.")
     if any(c.isspace() for c in word):
         raise WordSetError("Type one word only (no spaces), for example “bank”.")
     tokens = model.tokenize(word)
@@ -362,6 +378,8 @@ class Facts:
     separation: Trend
     control: Trend                   # the separation with self-only attention
     control_high: float              # its largest after any layer
+    splits: int                      # every way to split the sentences into groups of the real sizes
+    splits_as_large: int             # how many of them separate as much as the real split, after the last layer
 
     @property
     def embeddings_differ(self) -> bool:
@@ -386,7 +404,10 @@ def facts(result: Measurement) -> Facts:
     embedding = result.similarity[0][pairs]
     identical = (result.similarity[0] >= 1 - TIE) & pairs
     control = result.separation_knocked_out
-    return Facts(embedding_low=float(embedding.min()), embedding_high=float(embedding.max()),
+    split_separations = every_split(result.similarity[last], result.meaning)
+    return Facts(splits=len(split_separations),
+                 splits_as_large=int((split_separations >= result.separation[last] - TIE).sum()),
+                 embedding_low=float(embedding.min()), embedding_high=float(embedding.max()),
                  same_place_pairs=int(at_same_place.sum()),
                  identical_only_at_same_place=bool(np.array_equal(identical, at_same_place)),
                  same=Trend(float(same[0]), float(same[last])), different=Trend(float(different[0]),
@@ -478,6 +499,15 @@ def separation_story(result: Measurement, fact: Facts, quote: Callable[[str], st
     said += f"**The two meanings come apart: the separation grows from {signed(seps[0])} to {signed(seps[last])}.**"
     if top != last:
         said += f" It is largest {stage(top)}: {signed(seps[top])}."
+    m, as_large = len(result.sentences), fact.splits_as_large
+    own = 2 if 2 * result.n_a == m else 1  # with equal groups the meanings' split is counted twice (A/B and B/A)
+    said += (f" The control for the split itself: of the {fact.splits:,} ways to choose {result.n_a} of these {m} "
+             "sentences as one group (the rest the other), "
+             + ("only the meanings' own split separates them as much after the last layer: no other grouping "
+                "of these sentences does." if as_large <= own else
+                f"{as_large:,} ({as_large / fact.splits:.0%}) separate them as much after the last layer"
+                + (": the meanings' split is among the few that do." if as_large / fact.splits <= 0.05 else
+                   ": that is not rare, so these sentences show little beyond what any grouping gives.")))
     return said
 
 

@@ -4,6 +4,7 @@ the real model on the same words (issue 54)."""
 import streamlit as st
 
 from ui import by_hand
+from ui.page import step_nav
 from ui.settings import settings
 
 s = settings()
@@ -12,4 +13,4 @@ by_hand.introduction(s.teaching, by_hand.model_key_size(s))
 by_hand.drawing(s.teaching)
 by_hand.how_it_works(s.teaching)
 by_hand.hand_over(s, s.teaching)
-st.page_link("pages/step1_scores.py", label="Next: 1 · Query·Key scores, on your own sentence →")
+step_nav("pages/by_hand.py")

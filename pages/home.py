@@ -12,7 +12,8 @@ st.title("Self-attention, step by step")
 st.markdown(
     "To understand a word you look at the words around it: *bank* means something else next to *river* "
     "than next to *money*. **Self-attention** is how a transformer does this: every word (token) looks at "
-    "every token, decides how much each one matters to it, and becomes a mix of them. Here are the real "
+    "every token, decides how much each one matters to it, and takes in a mix of them, weighted by that, on "
+    "top of what it already was. Here are the real "
     "numbers of a small pretrained model, all-MiniLM-L6-v2 (6 layers × 12 attention heads)."
 )
 if not settings().teaching:  # a slide keeps its first screen for the picture

@@ -25,8 +25,9 @@ def markers_note(heads, labels, is_special) -> str:
     by_length = np.mean([np.mean([length_shares(row, heads[h].v)[is_special].sum() for row in heads[h].weights])
                          for h in parked])
     short = by_length < weight / 2
-    verdict = ("their values are short, so that attention adds little to the output" if short else
-               "here their values are not much shorter than the others', so that attention does count")
+    # weight × length is an upper bound on a key's part of the output's length (vectors can cancel), not a share
+    verdict = ("their values are shorter than the others', so that attention counts for less than its weight" if short
+               else "here their values are not much shorter than the others', so that attention does count")
     return (f" The {len(parked)} {'heads' if len(parked) > 1 else 'head'} whose largest target is [CLS] or [SEP] give "
             f"the two markers {pct(weight)} of the weight on average; counted as weight × the value's length, "
             f"{'only ' if short else ''}{pct(by_length)}: {verdict}.")

@@ -32,9 +32,11 @@ def follow_the_selected_token(view):
                          figures.figure_filename(name, view.settings.sentence, view.code), teaching, key=f"fig-{name}")
     me = view.base_index
     raw_row, scaled_row = view.base.raw[me], view.base.scaled[me]  # every key, [CLS] and [SEP] included (learned)
-    st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_row.min():.2f} to "
-                f"{raw_row.max():.2f} before, from {scaled_row.min():.2f} to {scaled_row.max():.2f} after"
-                + (", over every key the model compares with, [CLS] and [SEP] included." if view.hidden.size else "."))
+    low, high = quote(view.base_labels[int(raw_row.argmin())]), quote(view.base_labels[int(raw_row.argmax())])
+    st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_row.min():.2f} (on {low}) to "
+                f"{raw_row.max():.2f} (on {high}) before, from {scaled_row.min():.2f} to {scaled_row.max():.2f} after"
+                + (", over every key the model compares with, [CLS] and [SEP] included (the matrix's last column "
+                   "shows only the larger of their two scores)." if view.hidden.size else "."))
 
     st.header("Why divide by √d_k?")
     # The reason in words on the left, the row's bars on the right: the main line stays within two screens.
@@ -45,9 +47,9 @@ def follow_the_selected_token(view):
         "A dot product adds up d_k products. If the numbers in q and k are random with spread 1, the sum's "
         "spread grows like √d_k: with long vectors the scores get huge. Softmax (step 3) turns huge gaps into "
         "*all-or-nothing* weights, and then the model can barely learn (its gradients become tiny): that is the "
-        "textbook's reason, and the Training lab puts it to the test. Dividing by √d_k brings the spread back to "
-        "about 1, whatever d_k is (measured live on random vectors: “the spread of 2,000 random dot products” "
-        "below)."
+        "textbook's reason, and the Training lab puts it to the test. For random vectors, dividing by √d_k brings "
+        "the spread back to about 1, whatever d_k is (measured live: “the spread of 2,000 random dot products” "
+        "below); a trained head's q and k are not random, so its scaled scores can still spread more."
     )
     dims = [2, 8, 32, 128, 512, 1024]
     raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))

@@ -66,7 +66,7 @@ def follow_the_selected_token(view):
     else:
         likeness = (f"It now points most like the value of {quote(v_labels[closest])} (cosine similarity "
                     f"{cosine[closest]:.2f}, where 1 = the same direction), more than like its own ({cosine[me]:.2f}).")
-    from_markers = (f", and [CLS] and [SEP], which carry no word of yours, get {pct(markers)}" if markers >= 0.005
+    from_markers = (f", and [CLS] and [SEP], which are not words of your sentence (after the first layer they hold a mix of them), get {pct(markers)}" if markers >= 0.005
                     else "")
     st.markdown(
         f"**What changed:** the output of {quote(view.token_label)} gives weight {pct(own)} to its own value; "

@@ -202,5 +202,6 @@ def test_the_slider_flips_through_72_heads_without_a_script_run(browser, server,
     wait_for_page(page)
     assert "layer=5" in page.url and "head=11" in page.url and "token=2" in page.url
     sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
-    assert [sidebar.nth(i).locator("input").input_value() for i in range(3)] == ["6", "12", "2: sat"]
+    # the token list counts from 1, as people do: token=2 is the code's index of "sat", listed as "3: sat"
+    assert [sidebar.nth(i).locator("input").input_value() for i in range(3)] == ["6", "12", "3: sat"]
     page.close()

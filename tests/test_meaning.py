@@ -330,6 +330,23 @@ def check_story(at):
 
 
 @pytest.mark.parametrize("word", list(me.BUILT_IN))
+def test_the_split_control_counts_every_grouping_of_the_sentences(word, measured):
+    """"The meanings come apart" against every other way to split the same sentences into groups of the same
+    sizes, recounted here one split at a time with the page's own definition of separation."""
+    result = measured[word]
+    last = result.similarity[-1]
+    m, n_a = len(result.sentences), result.n_a
+    real = me.separation(last, result.meaning)
+    splits = [me.separation(last, np.isin(np.arange(m), chosen).astype(int) ^ 1)
+              for chosen in itertools.combinations(range(m), n_a)]
+    fact = me.facts(result)
+    assert fact.splits == len(splits) and fact.splits_as_large == sum(s >= real - me.TIE for s in splits)
+    assert np.allclose(np.sort(me.every_split(last, result.meaning)), np.sort(splits))
+    # the built-in sets: no other grouping separates as much (the real split and, with equal groups, its mirror)
+    assert fact.splits_as_large == (2 if 2 * n_a == m else 1)
+
+
+@pytest.mark.parametrize("word", list(me.BUILT_IN))
 def test_every_number_in_the_prose_is_drawn_and_the_facts_are_stated(word, measured):
     word_set = me.BUILT_IN[word]
     at = open_page(word=word, meaning_a="\n".join(word_set.meaning_a), meaning_b="\n".join(word_set.meaning_b))

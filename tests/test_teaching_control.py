@@ -88,7 +88,10 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     page.wait_for_function("() => new URL(location.href).searchParams.get('head') === '1'", timeout=60_000)
     wait_for_page(page)
     still_teaching(page)
-    # The next page, from the slide.
+    # The next pages, from the slide: attention by hand, then step 1, the head kept on the way.
+    page.locator('[data-testid="stMain"] a', has_text="Next: 0 · Attention by hand").click()
+    page.wait_for_function("() => location.pathname.endsWith('/by_hand')", timeout=60_000)
+    wait_for_page(page)
     page.locator('[data-testid="stMain"] a', has_text="Next: Step 1").click()
     page.wait_for_function("() => location.pathname.endsWith('/step1_scores')", timeout=60_000)
     wait_for_row(page, "river")

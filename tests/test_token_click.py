@@ -82,7 +82,7 @@ def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server,
     # The sidebar's list, redrawn by the same fragment, still selects: the page follows it.
     page.locator(TOKEN_LIST).click()
     page.keyboard.press("ArrowDown")
-    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="3: the²").click()
+    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="4: the²").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                            ".some(t => t.textContent === 'Play the four steps for “the²”')", timeout=30_000)
     wait_for_page(page)

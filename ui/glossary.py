@@ -20,8 +20,9 @@ TERMS: dict[str, str] = {
     "word piece (##)": "A rare or long word is cut into known pieces. A piece that continues a word starts with "
                        "“##”: *tokenization* may become “token” + “##ization”.",
     "[CLS] and [SEP]": "Two special tokens the model adds to every sentence: [CLS] at the start and [SEP] at the "
-                       "end. They carry no word of yours. Many heads send spare attention to them, like a "
-                       "“nothing special here” place.",
+                       "end. They are not words of your sentence, though after the first layer their vectors hold a mix "
+                       "of its words like every token's. Many heads put much of their attention on them; their "
+                       "value vectors are often short, so that attention counts for less than its weight.",
     "embedding": "The list of numbers (here 384 of them) a token starts as, before any attention: the model's "
                  "learned vector for its word plus a learned vector for its position in the sentence, normalised. "
                  "So the same word at another position gets a slightly different embedding. Layer 1, the first, "

@@ -134,18 +134,20 @@ def _token_part(follow_the_selected_token: Callable[[View], None]) -> None:
 
 TOUR = [
     ("pages/home.py", "Start"),
+    ("pages/by_hand.py", "0 · Attention by hand"),
     ("pages/step1_scores.py", "Step 1 · scores"),
     ("pages/step2_scaling.py", "Step 2 · scaling"),
     ("pages/step3_softmax.py", "Step 3 · softmax"),
     ("pages/step4_output.py", "Step 4 · output"),
     ("pages/compare.py", "Compare two sentences"),
+    ("pages/pronoun.py", "Going further: does “it” look at “dog”?"),
 ]
 
 
 def step_nav(current: str) -> None:
     """Previous / Next at the foot of a page of the tour."""
     paths = [path for path, _ in TOUR]
-    i = paths.index(current)
+    i = paths.index(current)  # the last page of the tour (the first of "Going further") draws no step_nav
     left, _, right = st.columns([1, 1, 1])
     if i > 0:
         left.page_link(TOUR[i - 1][0], label=f"← Previous: {TOUR[i - 1][1]}")
@@ -164,7 +166,7 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
         return
     text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
             "sentence. Every row of weights must add up to 1, and many heads put much of it on them; their value "
-            "vectors are often short, so that weight adds little to the output (the multi-head page measures it "
+            "vectors are often short, so that weight counts for less in the output (the multi-head page measures it "
             "for your sentence).")
     if view.hidden.size and not folded:
         text += (f" They are hidden from the matrices, not from the computation: the last column, "

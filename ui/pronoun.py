@@ -80,7 +80,7 @@ def chosen_words(sentence: str, analysis):
     # same sentence keeps what the user picked (Streamlit would otherwise keep old indices for new options).
     tag = f"{zlib.crc32(sentence.encode()):08x}"
     selectable = [i for i, w in enumerate(words) if any(c.isalnum() for c in w.text) and i not in choice.fragments]
-    word_labels = [f"{w.text} (#{i})" for i, w in enumerate(words)]
+    word_labels = [f"{w.text} (#{i + 1})" for i, w in enumerate(words)]  # counted from 1, as people count
     left, right = st.columns(2)
     pronoun_index = left.selectbox("Pronoun", selectable, index=selectable.index(choice.pronoun),
                                    format_func=word_labels.__getitem__, key=f"pron_word_{tag}")
@@ -214,9 +214,11 @@ def rollout_section(attentions, pronoun, candidates, model, sentence: str, teach
                                     "layer", "weight", teaching=teaching),
                  figures.figure_filename("pronoun_layers", sentence, "rollout"), teaching)
     last_roll = {c.text: float(weights[-1]) for c, weights in zip(candidates, rollout_weights)}
-    st.markdown(f"After the last layer, rollout estimates that the vector of {quote(pronoun.text)} holds " +
-                ", ".join(f"{pct(v)} from {quote(k)}" for k, v in last_roll.items())
-                + ": " + pr.rollout_reading(last_roll, quote=quote))
+    n_tokens = np.shape(attentions)[-1]  # a rollout row spreads 100% over every token the model sees
+    st.markdown(f"After the last layer, rollout's estimate of the attention that flows into {quote(pronoun.text)}: "
+                + ", ".join(f"{pct(v)} from {quote(k)}" for k, v in last_roll.items())
+                + f" (an even spread over its {n_tokens} tokens would give each {pct(1 / n_tokens)}): "
+                + pr.rollout_reading(last_roll, quote=quote))
 
 
 def contrast_section(sentence: str, s, verdict, pronoun, a, b, tag: str, teaching: bool, chosen=None) -> None:

@@ -85,8 +85,9 @@ def every_token_lines(view, limit: int = 3) -> list[str]:
             left = float(row[rest].sum())
             parts.append(f"{share_text(left) if left > 0 else 'nothing'} "
                          f"{'the one other key' if len(rest) == 1 else f'the other {len(rest)} keys'}")
-        lines.append(f"{quote(label)} looks most at {where}. Its output = "
-                     + " + ".join(parts) + ".")
+        # weights, not shares of the output: a long value vector adds more than its weight (step 4)
+        lines.append(f"{quote(label)} looks most at {where}. Its output mixes the values with the weights "
+                     + ", ".join(parts) + ".")
     return lines
 
 

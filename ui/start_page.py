@@ -84,7 +84,8 @@ def what_the_head_does(view: View) -> None:
         if pattern in PATTERN_WORDS:
             st.markdown(f"**What this head does** ({view.label}): on your sentence it sends, on average, "
                         f"{pct(share)} of each token's attention to {PATTERN_WORDS[pattern]}"
-                        + (f" (over all {readouts.token_count(view)} the model sees)"
+                        + (f" (over all {readouts.token_count(view)} the model sees: the rows of the hidden "
+                           "[CLS] and [SEP] count too, so the drawn rows alone can average more or less)"
                            if view.hidden.size else "") + " — follow the dark cells row by row in the matrix below."
                         + readouts.next_token_note(view, pattern))
 
@@ -134,8 +135,8 @@ def follow_the_selected_token():
     st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
                "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
     lines = [] if hidden else readouts.every_token_lines(view)
-    intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and what its "
-             "output is made of (step 4: each token's value vector times its share, added up).")
+    intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and the weights "
+             "its output mixes the value vectors with (step 4: each value times its weight, added up).")
     every = st.container() if len(lines) <= 12 else st.expander(f"Every token, one line each ({len(lines)} lines)")
     if lines:
         every.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))

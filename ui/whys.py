@@ -7,8 +7,6 @@ parameters, carried into the glossary links so an entry opens on the same senten
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import streamlit as st
 
@@ -22,8 +20,7 @@ from .links import view_link_params
 from .view import View
 from .readouts import shares, token_count
 from .text import layer_name, pct, quote
-
-Whys = list[tuple[str, str]]
+from .token_whys import Whys, token_whys
 
 
 def _show(whys: Whys, teaching: bool) -> None:
@@ -46,47 +43,6 @@ def _show_whys(whys: Whys, teaching: bool) -> None:
 
 def _query() -> dict[str, str]:
     return view_link_params()  # known, valid keys only: a link's unknown ones are not copied on
-
-
-def _pieces(view: View, word: str) -> list[str]:
-    return [t for t in view.model.tokenize(word) if t not in view.model.special_tokens]
-
-
-def _joined(pieces: list[str]) -> str:
-    return " + ".join(quote(p) for p in pieces)
-
-
-# --- home: the tokens, where they are first shown
-
-def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
-    sentence = view.settings.sentence
-    words = re.findall(r"\S+", sentence)[:60]
-    notes = []
-    upper = next((w for w in words if any(c.isupper() for c in w)), None)
-    if upper:
-        pieces = _pieces(view, upper)
-        notes.append(f"The model is *uncased*: it reads every letter as lower case, so {quote(upper)} shows as "
-                     f"{_joined(pieces)}.")
-    split = next(((w, p) for w in re.findall(r"\w+", sentence)[:60] for p in [_pieces(view, w)]
-                  if any(t.startswith("##") for t in p)), None)
-    if split:
-        notes.append(f"A word the model does not know whole is cut into "
-                     f"{term_link('word piece (##)', 'word pieces', query)}: {quote(split[0])} becomes {_joined(split[1])}. “##” means “glued to the piece before”.")
-    apostrophe = next((w for w in words if re.search(r"\w['’]\w", w)), None)
-    if apostrophe:
-        notes.append(f"An apostrophe is punctuation, so it splits the word: {quote(apostrophe)} becomes "
-                     f"{_joined(_pieces(view, apostrophe))}.")
-    punctuation = sorted({t for t in view.tokens if t and not any(c.isalnum() for c in t)})
-    if punctuation:
-        notes.append("Punctuation marks are tokens of their own (" + ", ".join(quote(t) for t in punctuation[:6])
-                     + "): they take part in attention like words.")
-    special = ("They are shown here." if view.settings.show_special
-               else "They are hidden here; tick “Show [CLS] and [SEP]” in the sidebar to see them.")
-    notes.append(f"The model also adds {term_link('[CLS] and [SEP]', '[CLS] and [SEP]', query)} at the start "
-                 f"and end. {special}")
-    intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. It reads "
-             f"{token_count(view)}.")
-    return [("Why do the tokens look like that?", "\n".join([intro, ""] + [f"- {note}" for note in notes]))]
 
 
 def show_tokens(view: View) -> None:
@@ -239,6 +195,14 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
     block_in = view.analysis.hidden_states[layer][position]
     after_attention = view.analysis.attention_outputs[layer][position]
     after_layer = view.analysis.hidden_states[layer + 1][position]
+    # the control for "keeps the word": how alike its input is to the other words' vectors after attention
+    others = [j for j in np.flatnonzero(~view.analysis.is_special) if j != position]
+    kept, baseline = _cosine(block_in, after_attention), float(np.mean(
+        [_cosine(block_in, view.analysis.attention_outputs[layer][j]) for j in others])) if others else float("nan")
+    keeps = (f"(the residual keeps the word: against {baseline:.2f}, on average, for the other words' vectors)"
+             if kept - baseline >= 0.2 else f"(but {baseline:.2f} for the other words' vectors, on average: in this "
+             "layer the vectors point in similar directions, so the number says little about this word)"
+             if np.isfinite(baseline) else "(the residual keeps the word)")
     same = ("In this toy mode Q = K = V, so here the three are the same vectors; the real model learns three "
             "different ones." if view.settings.mode == "identity" else "")
     return [
@@ -248,14 +212,15 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"The output of {me} adds up the values weighted {shares(drawn_row, keys, view.token, verb='on')}. {same}"),
         ("How does this help translation or summarising?",
          f"{me} puts {pct(words)} of its attention weight on the other words of your sentence"
-         + (f" and {pct(markers)} on [CLS] and [SEP], which carry no word of yours" if markers >= 0.005 else "")
+         + (f" and {pct(markers)} on [CLS] and [SEP], which are not words of your sentence" if markers >= 0.005 else "")
          + f" ({pct(own)} on itself); counted as weight × the value's length (a short value adds little), their "
            f"part is {pct(other_words_share(view, by_length=True)[0])}. "
          + ("Mixing in other words is how a word's vector can come to mean what it means *in this sentence*. "
             if words >= 0.005 else "This head mixes no other word into it on this sentence. ")
          + "This page has not measured any translation or summary: that would need a model trained for the task "
            "and its own test. What this app does measure: whether one word's output changes between two "
-           "sentences (Compare two sentences) and where a pronoun's attention goes, held-out sentences included (the pronoun page)."),
+           "sentences (Compare two sentences) and where a pronoun's attention goes, held-out sentences included "
+           "(the pronoun page)."),
         ("Where does the output go next?",
          f"In the real model this head's {s.output.shape[1]} numbers are joined with the other heads' and mixed by "
          f"{term_link('W_O', 'W_O', query)}; the token's input is added back "
@@ -264,7 +229,7 @@ def step4_whys(view: View, query: dict[str, str] | None = None) -> Whys:
          f"{term_link('feed-forward network', 'feed-forward network', query)} transforms each token on its own. "
          f"Measured for {me} in {layer_name(layer, view.model.n_layers)}: its vector before and after attention has a "
          f"{term_link('cosine similarity', 'cosine similarity', query)} of "
-         f"{_cosine(block_in, after_attention):.2f} (the residual keeps the word), and after the feed-forward "
+         f"{kept:.2f} {keeps}, and after the feed-forward "
          f"network {_cosine(block_in, after_layer):.2f}. The next layer starts from there."),
     ]
 

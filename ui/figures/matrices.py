@@ -41,7 +41,8 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
         y_title = f"{y_title.split(' (')[0]} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
         matrix, rows = matrix[kept.start:kept.stop], rows[kept.start:kept.stop]
         highlight_row -= kept.start
-    cols = axis_labels(col_tokens) if col_tokens is not None else list(range(matrix.shape[1]))
+    # a vector's numbers counted from 1, as people count (the dimension axis of Q, K, V and outputs)
+    cols = axis_labels(col_tokens) if col_tokens is not None else list(range(1, matrix.shape[1] + 1))
     # Two decimals, or one once values reach ±10: the widest value decides how many cells it fits in.
     largest = float(np.abs(matrix).max()) if matrix.size else 0.0
     decimals = 1 if largest >= 10 else 2
@@ -80,10 +81,10 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     xaxis = {"title": _axis_title(x_title), "type": "category" if col_tokens is not None else "linear"}
     if column_groups and col_tokens is None and matrix.shape[1] > column_groups:
         n_groups = matrix.shape[1] // column_groups
-        edges = [g * column_groups - 0.5 for g in range(1, n_groups)]
+        edges = [g * column_groups + 0.5 for g in range(1, n_groups)]  # x counts from 1
         shapes += [{"type": "line", "xref": "x", "yref": "paper", "x0": e, "x1": e, "y0": 0, "y1": 1,
                     "line": {"color": "white", "width": 2}} for e in edges]
-        xaxis.update(tickmode="array", tickvals=[(g + 0.5) * column_groups - 0.5 for g in range(n_groups)],
+        xaxis.update(tickmode="array", tickvals=[(g + 0.5) * column_groups + 0.5 for g in range(n_groups)],
                      ticktext=[head_tag(g) for g in range(n_groups)], ticks="", showgrid=False, zeroline=False)
     return _figure([trace], title, teaching, height, top_axis=True,
                    yaxis=_reversed_category_axis(title=_axis_title(y_title)), xaxis=xaxis, shapes=shapes)
