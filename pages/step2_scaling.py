@@ -35,21 +35,18 @@ def follow_the_selected_token(view):
     low, high = quote(view.base_labels[int(raw_row.argmin())]), quote(view.base_labels[int(raw_row.argmax())])
     st.markdown(f"The row of {quote(view.token_label)}: its scores range from {raw_row.min():.2f} (on {low}) to "
                 f"{raw_row.max():.2f} (on {high}) before, from {scaled_row.min():.2f} to {scaled_row.max():.2f} after"
-                + (", over every key the model compares with, [CLS] and [SEP] included (the matrix's last column "
-                   "shows only the larger of their two scores)." if view.hidden.size else "."))
+                + (", over every key, [CLS] and [SEP] included." if view.hidden.size else "."))
 
     st.header("Why divide by √d_k?")
     # The reason in words on the left, the row's bars on the right: the main line stays within two screens.
     why_text, why_bars = st.columns([2, 3]) if not teaching else (st.container(), st.container())
     spread_box = st.container()  # under both: a line chart needs the page's width for its title
     why_text.markdown(
-        "Step 3 will turn each row of scores into shares that add up to 100% (a function called **softmax**). "
         "A dot product adds up d_k products. If the numbers in q and k are random with spread 1, the sum's "
-        "spread grows like √d_k: with long vectors the scores get huge. Softmax (step 3) turns huge gaps into "
-        "*all-or-nothing* weights, and then the model can barely learn (its gradients become tiny): that is the "
-        "textbook's reason, and the Training lab puts it to the test. For random vectors, dividing by √d_k brings "
-        "the spread back to about 1, whatever d_k is (measured live: “the spread of 2,000 random dot products” "
-        "below); a trained head's q and k are not random, so its scaled scores can still spread more."
+        "spread grows like √d_k: long vectors give huge scores, and **softmax** (step 3, which turns a row into "
+        "shares of 100%) turns huge gaps into *all-or-nothing* weights, which pass back tiny gradients: the model "
+        "barely learns: the textbook's reason. For random vectors, ÷√d_k brings the spread back to about 1 "
+        "whatever d_k is (measured below); a trained head's scores can spread more."
     )
     dims = [2, 8, 32, 128, 512, 1024]
     raw_spread, scaled_spread = explain.dot_product_spread(tuple(dims))
@@ -89,14 +86,12 @@ def follow_the_selected_token(view):
         with why_text:
             st.markdown(
                 picked_note +
-                "**The bars: this trained model with the division removed.** Every score is "
-                f"{np.sqrt(s.d_k):.2f} times larger: a *temperature change* on weights learned with √d_k, not a "
-                "model trained without it (that one would have learned other weights). "
-                f"On your sentence: the raw scores of {quote(picked_label)} spread over "
-                f"{view.base.raw[picked].std():.2f} (standard deviation), the scaled ones over "
-                f"{view.base.scaled[picked].std():.2f}. Without "
-                f"scaling, softmax puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with "
-                f"scaling, the largest weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}."
+                f"**The bars remove the division from this trained model** (scores {np.sqrt(s.d_k):.2f}× larger: "
+                "a *temperature change*, not a model trained without it). "
+                f"The raw scores of {quote(picked_label)} spread over {view.base.raw[picked].std():.2f} (standard "
+                f"deviation), the scaled ones over {view.base.scaled[picked].std():.2f}. Without scaling, softmax "
+                f"puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with scaling, the largest "
+                f"weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}."
             )
             st.page_link("pages/training.py", label="The real test: the Training lab")
             with more_detail("how spread out the row is, in bits (entropy)"):

@@ -46,7 +46,7 @@ def test_each_copy_of_a_repeated_word_selects_its_own_chip_and_row(server, brows
         states = chip_states(page)
         assert [k for k, (_, on) in enumerate(states) if on] == [index], states
         sidebar = page.locator('[data-testid="stSidebar"] input[aria-label="Selected token (its row is explained)"]')
-        assert sidebar.input_value() == f"{index}: {labels[index]}"
+        assert sidebar.input_value() == f"{index + 1}: {labels[index]}"  # the list counts from 1; the link from 0
         # The step-3 heatmap outlines the same row, named by the same label.
         assert page.locator(".js-plotly-plot .ytick text").filter(has_text=labels[index]).count() >= 1
         assert ("token=6" in page.url) == (index == 6)

@@ -338,7 +338,8 @@ def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, br
         assert page.locator("b", has_text="bold").count() == 0
         if name == "pronoun":
             button = page.get_by_role("button", name="Use the sidebar's sentence")
-            assert "saw ![i](http://evil.test" in button.inner_text()  # as typed (the label is shortened)
+            # as typed (the label is shortened); md() puts an invisible word joiner in "://" so it is no link
+            assert "saw ![i](http://evil.test" in button.inner_text().replace("\u2060", "")
         page.screenshot(path=str(ROOT_SHOTS / f"hostile_{name}.png"), full_page=False)
     finally:
         context.close()

@@ -292,7 +292,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     wait_for_page(page)
     page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last.locator("input").click()
     page.keyboard.press("ArrowDown")  # opens the list
-    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="3: .").click()
+    page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="4: .").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                            ".some(t => t.textContent === 'Play the four steps for “.”')", timeout=30_000)
     assert "The selected token, “.”" in page.locator('[data-testid="stMain"]').inner_text()

@@ -165,9 +165,8 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     if view.is_toy:
         return
     text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
-            "sentence. Every row of weights must add up to 1, and many heads put much of it on them; their value "
-            "vectors are often short, so that weight counts for less in the output (the multi-head page measures it "
-            "for your sentence).")
+            "sentence. Many heads put much of their attention on them; their values are often short, so it counts "
+            "for less in the output (measured on the multi-head page).")
     if view.hidden.size and not folded:
         text += (f" They are hidden from the matrices, not from the computation: the last column, "
                  f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the "
