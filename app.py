@@ -7,11 +7,11 @@ from attention.model import resolve_model_name
 from serving.memory import long_input_slot
 from serving.shared import start_warmup
 from ui import figures
-from ui.menu import page_menu
+from ui.widgets.menu import page_menu
 from ui.model import preload_model
-from ui.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
+from ui.widgets.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
 from ui.settings import typed_texts
-from ui.sidebar import sidebar_ui
+from ui.widgets.sidebar import sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
 # is read from the link or from this session's last run.
@@ -19,7 +19,7 @@ _teaching = st.session_state.get("teach", st.query_params.get("teach") == "true"
 st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if _teaching else "auto")
 
-# url paths of the pages that call ui.sidebar.draw_token_list from a fragment (the start page and the step pages)
+# url paths of the pages that call ui.widgets.sidebar.draw_token_list from a fragment (the start page and the step pages)
 TOKEN_FRAGMENT_PAGES = ("", "home", "step1_scores", "step2_scaling", "step3_softmax", "step4_output")
 pages = {
     "Start": [st.Page("pages/home.py", title="What self-attention does", icon="🏠", default=True)],

@@ -117,7 +117,7 @@ def bench_pipeline():
 
     print("\n# payload: the multi-head page's flip-through (72 frames) at 256 tokens, as st.plotly_chart sends it")
     from serving.models import analyze
-    from ui import head_flip
+    from ui.sections import head_flip
     from ui.settings import Settings
 
     sentence = " ".join(["word"] * 400)
@@ -227,7 +227,7 @@ JOURNEY = [
     ("switch to the meaning page (first visit)", ("click", "A word's meaning comes from its sentence"), None),
     ("new tab on the warm server, link to step 3", ("tab", "step3_softmax?sentence=Cats+chase+mice"), None),
 ]
-# The figure with a slider on the page: the walk-through (ui/walkthrough.py) or the multi-head flip-through
+# The figure with a slider on the page: the walk-through (ui/sections/walkthrough.py) or the multi-head flip-through
 # (ui/figures/head_flip.py). Its slider's position, and the text a frame changes: the walk-through's step heading
 # ("Step 1 of 4 · … (3/11)"), the flip-through's title ("Layer 1, head 8: next token, 59%").
 SLIDER_JS = """() => {
@@ -249,7 +249,7 @@ DRAWN_JS = """() => {
 # it has stopped changing. Streamlit draws each figure twice (three times in a column); a page whose script ends
 # early has its last figures' second draw still to come when DRAWN_JS holds (the pronoun page: four of its twelve
 # draws came after), and the visitor's next action waits for it. Not counted: the attributes the pages' own
-# scripts set once a page is quiet (ui/page_style.py's keyboard-reachable boxes, ui/figures/show.py's class on a
+# scripts set once a page is quiet (ui/widgets/page_style.py's keyboard-reachable boxes, ui/figures/show.py's class on a
 # figure whose cells are too small for their numbers).
 LAST_CHANGE_JS = """
 window.__lastChange = performance.now();
@@ -262,7 +262,7 @@ new MutationObserver((mutations) => {
     return;
   }
 }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
-"""  # SCROLL_FOCUS_ATTRIBUTES: ui/page_style.py's, filled in by journey()
+"""  # SCROLL_FOCUS_ATTRIBUTES: ui/widgets/page_style.py's, filled in by journey()
 QUIET_MS = 300  # no change for this long: the page has stopped changing
 
 
@@ -355,7 +355,7 @@ def in_the_browser(page, runs: ScriptRuns, action: str, frame: int) -> tuple[flo
 def journey(browser) -> dict[str, tuple[float, int, float]]:
     """One cold server through JOURNEY; seconds to drawn, script runs and seconds of script for each step."""
     from devtools.browser import streamlit_server
-    from ui.page_style import SCROLL_FOCUS_ATTRIBUTES
+    from ui.widgets.page_style import SCROLL_FOCUS_ATTRIBUTES
 
     results = {}
     started = time.perf_counter()

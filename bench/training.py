@@ -53,7 +53,7 @@ def bench_task(line=None, task: str = "copy", repeat: int = 2) -> float:
     model = AttentionModel()
     tables = model.embedding_tables()
     vocab_ids = model.vocabulary_ids(training.VOCABULARY)
-    from lessons import training_lab
+    from lessons import training_lab, training_verdicts
 
     main, compare = shared.lab_runs(task)
 
@@ -70,7 +70,7 @@ def bench_task(line=None, task: str = "copy", repeat: int = 2) -> float:
         # as the page does: more seeds at a d_k whose verdict is unclear on the first ones
         scaled_runs, unscaled_runs, _ = training_lab.comparison_groups(done, training.COMPARE_D_K)
         unclear = [k for k in training.COMPARE_D_K
-                   if training.scaling_verdict(k, scaled_runs[k], unscaled_runs[k]).outcome == "unclear"]
+                   if training_verdicts.scaling_verdict(k, scaled_runs[k], unscaled_runs[k]).outcome == "unclear"]
         extra = training_lab.extra_seed_runs(compare, unclear)
         train(extra)
         best = min(best, time.perf_counter() - start)

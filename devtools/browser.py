@@ -135,7 +135,7 @@ def type_sentence(page, sentence: str, shown_token: str, timeout_ms: int = 60_00
 
 
 def show_walkthrough(page, timeout_ms: int = 60_000) -> None:
-    """Press the start page's “Show the animation” (ui/walkthrough_section.py) and wait for the walk-through."""
+    """Press the start page's “Show the animation” (ui/sections/walkthrough_section.py) and wait for the walk-through."""
     page.locator(".st-key-walkthrough-show button").click()
     page.wait_for_selector(".js-plotly-plot .slider-container", timeout=timeout_ms)
     wait_for_page(page)

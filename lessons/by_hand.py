@@ -3,7 +3,7 @@
 The same four steps as the real model (attention/core.py), on numbers small enough to draw: scores are dot
 products, scaled scores are the scores divided by a number (√d_k = √2 here, or any "temperature" the student
 picks), weights are their softmax, and the output is the weights' mix of the values. The browser component
-(ui/by_hand_component.py) repeats this arithmetic in JavaScript; tests/test_by_hand.py holds the two equal.
+(ui/widgets/by_hand_component.py) repeats this arithmetic in JavaScript; tests/test_by_hand.py holds the two equal.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def snap(x: float) -> float:
 
 def shape_of(weights: np.ndarray) -> str:
     """What the weights look like, for the prose beside them: one word leads, two tie, or no word stands out.
-    The component's JavaScript uses the same thresholds (ui/by_hand_component.py)."""
+    The component's JavaScript uses the same thresholds (ui/widgets/by_hand_component.py)."""
     order = np.argsort(weights)[::-1]
     top, second = weights[order[0]], weights[order[1]]
     if weights.max() - weights.min() < 0.15:

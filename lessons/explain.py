@@ -1,7 +1,8 @@
 """The small computations the step pages show beside the matrices (numpy only).
 
 Hiding [CLS]/[SEP] must not change the model's numbers: fold_hidden keeps every row exactly as the model
-computed it over the whole sentence and adds the hidden tokens' share as one extra column.
+computed it over the whole sentence and adds the hidden tokens' share as one extra column, MARKER_COLUMN. Every
+page that hides them draws that one column, for weights (their sum) and scores (combined_hidden) alike.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import functools
 import numpy as np
 
 from attention import core
+
+# The one column that stands for the hidden [CLS] and [SEP] on every page, figure and offline file.
+MARKER_COLUMN = "[CLS]+[SEP]"
 
 
 def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
@@ -23,15 +27,20 @@ def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s +
     return np.concatenate(columns, axis=-1)
 
 
-def largest_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
-    """The shown columns as they are, plus one column with the LARGEST of the hidden ones: for scores, which do
-    not add up, the one a row would give most weight to (its softmax then gives the hidden tokens at least that
-    key's share)."""
-    matrix = np.asarray(matrix)
+def combined_hidden(matrix, shown, hidden, scale: float = 1.0):
+    # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
+    """Scores with the hidden keys as ONE key, the way the weights fold them: the shown columns as they are, plus
+    the score one key would need to get the hidden keys' weight together, scale · ln(Σ e^(score / scale)).
+
+    Scores do not add up; e-values do. e to this column is the hidden keys' e-values added, so softmax of a drawn
+    row gives the drawn weights (MARKER_COLUMN holding their sum) exactly. scale: √d_k for raw scores (so
+    dividing the column by √d_k gives the scaled scores' column, as step 2 divides every score), 1 for scaled.
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
     shown, hidden = np.asarray(shown, dtype=int), np.asarray(hidden, dtype=int)
     columns = [matrix[..., shown]]
     if hidden.size:
-        columns.append(matrix[..., hidden].max(axis=-1, keepdims=True))
+        columns.append(scale * np.logaddexp.reduce(matrix[..., hidden] / scale, axis=-1, keepdims=True))
     return np.concatenate(columns, axis=-1)
 
 

@@ -30,7 +30,7 @@ from .names import head_name, layer_name
 from .pronoun import words_of
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
-MAX_WORD_CHARS = 40                   # the word box's limit (ui/links.py LINK_TEXTS)
+MAX_WORD_CHARS = 40                   # the word box's limit (ui/widgets/links.py LINK_TEXTS)
 # The meanings separate when some layer's separation is at least SEPARATES above the embeddings'; the layer where
 # separation first grows is the first whose separation is GROWTH above the embeddings' (cosine units).
 SEPARATES = 0.02

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .training import EXTRA_SEEDS, FEW_SATURATED, LAB_SEEDS, max_curve_difference, ratio_words
+from .training import EXTRA_SEEDS, LAB_SEEDS
+from .training_verdicts import FEW_SATURATED, max_curve_difference, ratio_words
 
 
 def answer_pattern(batch, n_words: int) -> np.ndarray:  # -> [n_words, n_words]
@@ -51,7 +52,7 @@ def extra_seed_runs(compare_runs: list[dict], d_ks) -> list[dict]:
 
 
 def closing_words(verdicts: dict) -> tuple[tuple[int, ...], str]:
-    """The comparison's last paragraph, from its verdicts ({d_k: training.Verdict}): (the d_k at which step 2's
+    """The comparison's last paragraph, from its verdicts ({d_k: training_verdicts.Verdict}): (the d_k at which step 2's
     reason fits, the paragraph). Step 2's reason is that unscaled rows saturate and then pass back almost no
     gradient; it fits a d_k only where scaling helped by the verdict rule AND many unscaled rows start saturated."""
     helps = {k: v for k, v in verdicts.items() if v.outcome == "helps"}

@@ -3,8 +3,8 @@ the real model on the same words (issue 54)."""
 
 import streamlit as st
 
-from ui import by_hand
-from ui.page import step_nav
+from ui.sections import by_hand
+from ui.widgets.tour import step_nav
 from ui.settings import settings
 
 s = settings()

@@ -11,7 +11,8 @@ from serving import shared as shared_results
 from serving.models import analyze
 from ui import figures
 from ui.model import model_or_stop, warn_if_cut
-from ui.page import layer_head_row, step_nav
+from ui.widgets.pickers import layer_head_row
+from ui.widgets.tour import step_nav
 from ui.settings import COMPARE_CHARS, settings
 from ui.text import layer_head_name, layer_head_tag, md, pct, quote
 

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from ui.glossary import TERMS, anchor
+from ui.sections.glossary import TERMS, anchor
 from ui.model import warn_if_cut
 from ui.settings import FILTER_CHARS, settings
 from ui.text import md

@@ -1,11 +1,12 @@
 import streamlit as st
 
-from ui import readouts, whys
+from ui import readouts
+from ui.sections import whys
 from ui.model import preload_model
-from ui.model_card import model_card
-from ui.page import example_sentences, sentence_box, step_nav
+from ui.sections.model_card import model_card
+from ui.widgets.tour import example_sentences, sentence_box, step_nav
 from ui.settings import settings
-from ui.start_page import follow_the_selected_token, what_the_head_does
+from ui.sections.start_page import follow_the_selected_token, what_the_head_does
 from ui.view import current_view
 
 st.title("Self-attention, step by step")

@@ -1,7 +1,7 @@
 import streamlit as st
 
 from lessons import meaning as me
-from ui import meaning as sections
+from ui.sections import meaning as sections
 from ui.model import model_or_stop
 from ui.settings import settings
 from ui.text import quote

@@ -6,10 +6,10 @@ from lessons.explain import length_shares
 from lessons.heads import LARGEST_TARGET_SHARE, describe_heads, head_distances
 from ui import figures
 from ui.figures.head_flip import TARGET_WORDS, where_it_goes
-from ui.head_flip import show_head_flip
+from ui.sections.head_flip import show_head_flip
 from ui.labels import unique_labels
 from ui.model import load_analysis
-from ui.multihead import choose_layer, why_this_layer
+from ui.sections.multihead import choose_layer, why_this_layer
 from ui.settings import settings
 from ui.text import head_tag, layer_name, layer_tag, md, pct, people_number, plain_small, shorten
 

@@ -1,8 +1,8 @@
 import streamlit as st
 
 from lessons import pronoun as pr
-from ui import pronoun as sections
-from ui.pronoun_testset import test_set_section
+from ui.sections import pronoun as sections
+from ui.sections.pronoun_testset import test_set_section
 from ui.model import model_or_stop
 from ui.settings import PRONOUN_HEAD, PRONOUN_PRESET, settings
 from ui.text import quote

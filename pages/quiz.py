@@ -1,7 +1,7 @@
 import streamlit as st
 
 from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, model_answer, quiz, score, verdict
-from ui.meaning import meaning_quiz
+from ui.sections.meaning import meaning_quiz
 from ui.model import warn_if_cut
 from ui.settings import ANSWER_CHARS, keep_widget_value
 from ui.text import md, quote, shorten

@@ -3,8 +3,11 @@ import streamlit as st
 
 from attention import core
 from lessons import explain
-from ui import figures, readouts, whys
-from ui.page import figure_pair, more_detail, specials_note, step_downloads, step_nav, step_page
+from ui import figures, readouts
+from ui.sections import whys
+from ui.sections.step_page import figure_pair, more_detail, specials_note, step_page
+from ui.widgets.downloads import step_downloads
+from ui.widgets.tour import step_nav
 from ui.text import pct, quote
 
 

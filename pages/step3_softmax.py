@@ -2,8 +2,11 @@ import numpy as np
 import streamlit as st
 
 from lessons import explain
-from ui import figures, readouts, tables, whys
-from ui.page import explained_matrix, more_detail, specials_note, step_downloads, step_nav, step_page
+from ui import figures, readouts, tables
+from ui.sections import whys
+from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
+from ui.widgets.downloads import step_downloads
+from ui.widgets.tour import step_nav
 from ui.text import pct, quote
 
 

@@ -2,8 +2,8 @@ import streamlit as st
 
 from lessons import training
 from serving import shared
-from ui import training_jacobian
-from ui import training_lab as sections
+from ui.sections import training_jacobian
+from ui.sections import training_lab as sections
 from ui.model import model_or_stop
 from ui.settings import settings
 

@@ -3,12 +3,13 @@ import streamlit as st
 
 from lessons import explain as explain_rows
 from lessons.whatif import effect, naive_softmax, variants
-from ui import figures, readouts, tables, whys
-from ui.page import figure_pair
-from ui.parity import parity_badge
+from ui import figures, readouts, tables
+from ui.sections import whys
+from ui.sections.step_page import figure_pair
+from ui.widgets.parity import parity_badge
 from ui.text import pct, quote
 from ui.view import current_view, steps_for
-from ui.whatif import decoder_section, no_softmax_text, word_order_section
+from ui.sections.whatif import decoder_section, no_softmax_text, word_order_section
 
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()

@@ -75,7 +75,7 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
     """Step 1's sums and underbraces need KaTeX's large-symbol fonts; fetched while the reader is on the start
     page (which has no formula), the first visit to step 1 does not wait for them and lay out twice; fetched only
     once the reader has not clicked or typed for a moment, they do not slow the reader's own clicks."""
-    from ui.page_style import FORMULA_FONTS_QUIET_MS
+    from ui.widgets.page_style import FORMULA_FONTS_QUIET_MS
 
     fetched = []
     # requests as they start: one that step 1 starts is step 1 waiting for a font, whenever it finishes
@@ -103,7 +103,7 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
     assert not [name for name in fetched if name.startswith("KaTeX")]  # ... with the fonts already there
 
 
-# Counts the page's searches for boxes that may scroll (ui/page_style.py SCROLL_FOCUS_HTML): the selector names
+# Counts the page's searches for boxes that may scroll (ui/widgets/page_style.py SCROLL_FOCUS_HTML): the selector names
 # formulas and figure texts together.
 COUNT_BOX_SEARCHES = """
 window.__boxSearches = 0;
@@ -121,7 +121,7 @@ def test_boxes_that_scroll_are_measured_once_the_page_is_quiet_not_at_every_fram
     """Measuring every box at every frame in which the page changed forced a layout per frame while a page was
     drawn (9 times on a switch to step 3); the boxes are measured once the page is quiet, and a box that scrolls
     still becomes reachable by keyboard."""
-    from ui.page_style import SCROLL_FOCUS_QUIET_MS
+    from ui.widgets.page_style import SCROLL_FOCUS_QUIET_MS
 
     page.add_init_script(COUNT_BOX_SEARCHES)
     page.goto(server)

@@ -9,7 +9,8 @@ import pytest
 from plotly.colors import sample_colorscale
 
 from devtools.a11y import contrast_ratio, delta_e, lab, parse_colour, simulate
-from ui import figures, page_style
+from ui import figures
+from ui.widgets import page_style
 
 VISIONS = [None, "protanopia", "deuteranopia", "tritanopia"]
 SEQUENTIAL = {"Blues (weights)": figures.WEIGHTS_SCALE, "Viridis_r (head distances)": figures.DISTANCE_SCALE}

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import run_app
 
-from ui import head_flip as HF
+from ui.sections import head_flip as HF
 from ui.settings import Settings
 
 SENTENCES = ["I am good.", "The animal didn't cross the street because it was too tired.",

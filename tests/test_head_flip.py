@@ -15,7 +15,7 @@ from conftest import run_app
 from attention import core
 from devtools.browser import CHROMIUM, animated_chart, click_tick, wait_for_page
 from lessons.heads import describe_heads
-from ui import head_flip as HF
+from ui.sections import head_flip as HF
 from ui.figures.head_flip import FLIP_FULL_TOKENS, flip_rows, head_title
 from ui.settings import Settings
 from ui.text import pct

@@ -513,10 +513,10 @@ def test_figure_titles_and_labels_carry_no_bidi_control_from_the_input(page):
 
 
 def test_exported_files_carry_no_bidi_control_from_the_input(model):
-    from ui.page import intermediates_npz, matrix_csv
+    from ui.widgets.downloads import intermediates_npz, matrix_csv
     from ui.settings import Settings
     from ui.view import build_view
-    from ui.walkthrough_section import animation_html
+    from ui.sections.walkthrough_section import animation_html
 
     settings = Settings(BIDI_SENTENCE, "learned", 32, 0, 1, 8, False, 1, False, "")
     view = build_view(settings, model, model.analyze(BIDI_SENTENCE))
@@ -582,7 +582,7 @@ def test_the_worksheet_carries_no_bidi_control_from_the_input(model):
     from ui.settings import Settings
     from ui.text import BIDI_CONTROLS
     from ui.view import build_view
-    from ui.worksheet import worksheet_html
+    from ui.sections.worksheet import worksheet_html
 
     settings = Settings(BIDI_SENTENCE, "learned", 32, 0, 1, 8, False, 1, False, "")
     sheet = worksheet_html(build_view(settings, model, model.analyze(BIDI_SENTENCE))).decode("utf-8")

@@ -9,7 +9,7 @@ import pytest
 from conftest import APP
 
 from devtools.browser import PAGES
-from ui.links import KNOWN_LINK_KEYS, LINK_CHECKS, VIEW_LINK_KEYS, link_number
+from ui.widgets.links import KNOWN_LINK_KEYS, LINK_CHECKS, VIEW_LINK_KEYS, link_number
 from ui.settings import DEFAULT_LAYER, MAX_SENTENCE_CHARS
 
 # Values int() or Streamlit would take in their own way, but a link number must not be.
@@ -115,24 +115,24 @@ def test_a_links_unknown_and_oversized_parameters_never_reach_the_links_a_page_b
 
 def test_every_widget_bound_to_the_link_reads_a_known_key():
     """A link's unknown keys are dropped on a session's first run: a new box bound to the link must be known too
-    (ui/links.py LINK_CHECKS or LINK_TEXTS), or its links would stop working."""
+    (ui/widgets/links.py LINK_CHECKS or LINK_TEXTS), or its links would stop working."""
     import ast
     import importlib
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     bound = {}
-    for path in [*root.glob("ui/*.py"), *root.glob("pages/*.py")]:
+    for path in [*root.glob("ui/**/*.py"), *root.glob("pages/*.py")]:
         for node in ast.walk(ast.parse(path.read_text())):
             keywords = {k.arg: k.value for k in getattr(node, "keywords", [])} if isinstance(node, ast.Call) else {}
             if isinstance(keywords.get("bind"), ast.Constant) and keywords["bind"].value == "query-params":
                 key = keywords["key"]
-                if isinstance(key, ast.Name):  # a module constant (ui/meaning.py: A_KEY)
-                    key = getattr(importlib.import_module(f"ui.{path.stem}"), key.id)
+                if isinstance(key, ast.Name):  # a module constant (ui/sections/meaning.py: A_KEY)
+                    key = getattr(importlib.import_module(".".join(path.relative_to(root).with_suffix("").parts)), key.id)
                 else:
                     key = key.value
                 bound[key] = path.name
-    # Layer and head are not bound by Streamlit (it would write their labels, counted from 1): ui/sidebar.py
+    # Layer and head are not bound by Streamlit (it would write their labels, counted from 1): ui/widgets/sidebar.py
     # reads and writes them, in the code's numbers.
     assert len(bound) >= 11, bound
     assert set(bound) <= KNOWN_LINK_KEYS, {key: where for key, where in bound.items() if key not in KNOWN_LINK_KEYS}

@@ -253,7 +253,7 @@ def made_up(same_end: float, different_end: float, start: float = 0.97) -> me.Me
 
 @pytest.mark.parametrize("same_end, different_end", [(0.85, 0.75), (0.99, 0.80), (0.97, 0.80), (0.90, 0.95)])
 def test_the_story_says_the_direction_the_numbers_have(same_end, different_end):
-    from ui.meaning import COLOUR_CHANGE, matrix_story
+    from ui.sections.meaning import COLOUR_CHANGE, matrix_story
 
     result = made_up(same_end, different_end)
     fact = me.facts(result)

@@ -6,7 +6,7 @@ import string
 
 from conftest import run_app
 from ui.content import CONTENT, text
-from ui.model_card import card_text
+from ui.sections.model_card import card_text
 
 
 def test_the_card_states_the_running_models_own_sizes(model):

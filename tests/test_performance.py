@@ -269,7 +269,7 @@ print("pandas" in sys.modules, "pyarrow" in sys.modules)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "True", "True", "True"]  # already there for the start page
     direct = [f"{path.relative_to(ROOT)}:{number}" for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"),
-                                                                *ROOT.glob("ui/*.py")]
+                                                                *ROOT.glob("ui/**/*.py")]
               if path.name != "tables.py"
               for number, line in enumerate(path.read_text().splitlines(), 1)
               if re.search(r"\bst\.(dataframe|table|data_editor)\(", line)]

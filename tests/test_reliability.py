@@ -16,7 +16,7 @@ from attention.model import MODELS_DIR_ENV_VAR, ModelLoadError, allowed_model_ch
 
 SIDEBAR_ONLY = """
 import streamlit as st
-from ui.sidebar import sidebar_ui
+from ui.widgets.sidebar import sidebar_ui
 settings = sidebar_ui()
 st.write(f"token={settings.token}")
 """

@@ -246,7 +246,7 @@ def test_compare_gives_position_alone_as_the_control_for_a_changed_vector(model,
 def test_the_glossarys_embedding_is_word_and_position_before_any_attention(model):
     """What the toys start from, as the glossary defines it: the same word at the same position has the same
     embedding whatever the sentence; at another position it does not, so the definition names position."""
-    from ui.glossary import TERMS
+    from ui.sections.glossary import TERMS
 
     first, second, moved = (model.analyze(s) for s in ("The cat sat.", "The cat ran away.", "A big cat sat."))
     cat = [a.hidden_states[0][a.tokens.index("cat")] for a in (first, second, moved)]

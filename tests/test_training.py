@@ -10,6 +10,8 @@ from conftest import ROOT, run_app
 
 from lessons import training
 
+from lessons import training_verdicts
+
 
 @pytest.fixture(scope="module")
 def toy(model):
@@ -147,10 +149,10 @@ def test_page_renders_each_task(model, task, d_k, compare):
     if compare:
         assert text.count("**d_k = ") == 3
         for d_k_compared, (scaled, unscaled) in page_comparison(model, task).items():
-            verdict = training.scaling_verdict(d_k_compared, scaled, unscaled)
+            verdict = training_verdicts.scaling_verdict(d_k_compared, scaled, unscaled)
             if verdict.outcome != "unclear":  # an unclear one is judged again on more seeds: other numbers
                 ratio = verdict.unscaled.mean / verdict.scaled.mean
-                assert training.ratio_words(max(ratio, 1 / ratio)) in text  # the effect size, as the page prints it
+                assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in text  # the effect size, as the page prints it
     (how,) = [e for e in at.expander if e.label == "How this is computed"]
     computed = " ".join(m.value for m in how.markdown)
     for fact in ("**Optimiser**: plain gradient descent", f"W_V {training.VALUE_RATE:g} in every run",
@@ -218,7 +220,7 @@ def page_comparison(model, task):
 def test_scaled_at_its_rate_is_never_worse_and_clearly_better_at_512(model, task):
     for d_k, (scaled, unscaled) in page_comparison(model, task).items():
         assert len(scaled) == len(unscaled) == len(training.LAB_SEEDS) >= 3
-        verdict = training.scaling_verdict(d_k, scaled, unscaled)
+        verdict = training_verdicts.scaling_verdict(d_k, scaled, unscaled)
         assert verdict.outcome != "hurts", verdict.sentence
         if d_k == 512:
             assert verdict.outcome == "helps", verdict.sentence
@@ -232,13 +234,13 @@ def expected_outcome(scaled_losses, unscaled_losses) -> str:
     """The lab's verdict rule, restated from the numbers: the ratio of the means and whether the ranges overlap."""
     ratio = np.mean(unscaled_losses) / np.mean(scaled_losses)
     apart = max(scaled_losses) < min(unscaled_losses) or max(unscaled_losses) < min(scaled_losses)
-    if 1 / training.NEAR_RATIO < ratio < training.NEAR_RATIO:
+    if 1 / training_verdicts.NEAR_RATIO < ratio < training_verdicts.NEAR_RATIO:
         return "little"
     if not apart:
         return "unclear"
-    if ratio >= training.CLEAR_RATIO:
+    if ratio >= training_verdicts.CLEAR_RATIO:
         return "helps"
-    return "hurts" if ratio <= 1 / training.CLEAR_RATIO else "slight"
+    return "hurts" if ratio <= 1 / training_verdicts.CLEAR_RATIO else "slight"
 
 
 def lab_runs_at(toy, task, d_k, seeds):
@@ -256,20 +258,20 @@ def test_the_verdict_follows_the_ratio_and_the_spread_of_the_labs_own_runs(toy):
     verdicts = {}
     for d_k in (8, 64):
         scaled, unscaled = lab_runs_at(toy, "copy", d_k, training.LAB_SEEDS)
-        verdict = training.scaling_verdict(d_k, scaled, unscaled)
+        verdict = training_verdicts.scaling_verdict(d_k, scaled, unscaled)
         if verdict.outcome == "unclear":  # borderline: the page trains more seeds and judges again on all of them
             more_scaled, more_unscaled = lab_runs_at(toy, "copy", d_k, training.EXTRA_SEEDS)
             scaled, unscaled = scaled + more_scaled, unscaled + more_unscaled
-            verdict = training.scaling_verdict(d_k, scaled, unscaled)
+            verdict = training_verdicts.scaling_verdict(d_k, scaled, unscaled)
             assert verdict.seeds == len(training.LAB_SEEDS) + len(training.EXTRA_SEEDS)
         scaled_losses, unscaled_losses = ([r.heldout_loss for r in runs] for runs in (scaled, unscaled))
         ratio = np.mean(unscaled_losses) / np.mean(scaled_losses)
         assert verdict.outcome == expected_outcome(scaled_losses, unscaled_losses), verdict.sentence
         assert verdict.ratio == pytest.approx(ratio)
         # the effect size is printed beside the spread, whichever way round it goes
-        assert training.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
+        assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
         for loss in (min(scaled_losses), max(scaled_losses), min(unscaled_losses), max(unscaled_losses)):
-            assert training.loss_words(loss) in verdict.sentence
+            assert training_verdicts.loss_words(loss) in verdict.sentence
         verdicts[d_k] = verdict
     # d_k 64: the unscaled head is many times worse on every seed, which the old overlap-only rule could call a tie
     assert verdicts[64].outcome == "helps" and verdicts[64].ratio > 10
@@ -278,7 +280,7 @@ def test_the_verdict_follows_the_ratio_and_the_spread_of_the_labs_own_runs(toy):
 
     fits, closing = training_lab.closing_words(verdicts)
     assert fits == tuple(k for k, v in verdicts.items()
-                         if v.outcome == "helps" and v.saturated >= training.FEW_SATURATED)
+                         if v.outcome == "helps" and v.saturated >= training_verdicts.FEW_SATURATED)
     for k in verdicts:
         assert f"d_k = {k}" in closing  # every d_k is accounted for, the ones where the reason fits and the others
 
@@ -299,18 +301,18 @@ def synthetic_runs(losses, saturated=0.5, baseline=0.2):
     ([0.010, 0.011, 0.012], [0.015, 0.016, 0.017]),    # apart, 1.45x: slight
 ])
 def test_the_verdict_rule_on_every_branch(scaled_losses, unscaled_losses):
-    verdict = training.scaling_verdict(64, synthetic_runs(scaled_losses, 0.0), synthetic_runs(unscaled_losses, 0.4),
+    verdict = training_verdicts.scaling_verdict(64, synthetic_runs(scaled_losses, 0.0), synthetic_runs(unscaled_losses, 0.4),
                                        unscaled_best_of_sweep=0.15, rates_tried=13)
     assert verdict.outcome == expected_outcome(scaled_losses, unscaled_losses)
     ratio = np.mean(unscaled_losses) / np.mean(scaled_losses)
-    assert training.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
+    assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
     assert "40%" in verdict.sentence  # the mechanism's measured share of saturated rows
     assert "e-0" not in verdict.sentence
 
 
 def test_the_closing_paragraph_follows_the_verdicts():
     def verdict(d_k, scaled_losses, unscaled_losses, saturated):
-        return training.scaling_verdict(d_k, synthetic_runs(scaled_losses), synthetic_runs(unscaled_losses,
+        return training_verdicts.scaling_verdict(d_k, synthetic_runs(scaled_losses), synthetic_runs(unscaled_losses,
                                                                                            saturated))
 
     from lessons import training_lab

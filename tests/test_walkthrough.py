@@ -18,9 +18,9 @@ from attention import core
 from lessons import explain
 from lessons.walkthrough import KEYS_ONE_BY_ONE, walk_through
 from devtools.browser import CHROMIUM, animated_chart, click_tick, show_walkthrough, wait_for_page
-from ui import walkthrough as W
-from ui import walkthrough_section as WS
-from ui import whys
+from ui.sections import walkthrough as W
+from ui.sections import walkthrough_section as WS
+from ui.sections import whys
 from ui.settings import Settings
 from ui.view import build_view
 

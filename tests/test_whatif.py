@@ -14,7 +14,7 @@ from attention import core
 from lessons import whatif
 from lessons.questions import GROUPS, answer_sheet, quiz
 from ui import figures
-from ui.whatif import no_softmax_statements
+from ui.sections.whatif import no_softmax_statements
 
 SENTENCES = ["I am good.", "The quick brown fox jumps over the lazy dog because it was playing in the park."]
 

@@ -10,7 +10,7 @@ from conftest import run_app
 
 from ui.settings import Settings
 from ui.view import build_view
-from ui.worksheet import worksheet_html, worksheet_numbers
+from ui.sections.worksheet import worksheet_html, worksheet_numbers
 
 CASES = {
     "short": dict(sentence="I am good.", layer=1, head=8, token=0),

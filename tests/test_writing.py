@@ -7,7 +7,7 @@ from conftest import run_app
 
 from devtools.browser import PAGE_FILES
 
-from ui.glossary import GLOSSARY_URL, TERMS, anchor, term_link
+from ui.sections.glossary import GLOSSARY_URL, TERMS, anchor, term_link
 
 # Words and forms that belong to developers: a library's name, a file name, a float in scientific notation.
 DEVELOPER_TERMS = {
@@ -124,7 +124,7 @@ def test_every_why_is_plain_and_follows_the_view(model, mode):
     """All whys, built straight from a view (no page run), in every mode, at a short and a long sentence."""
     import numpy as np
 
-    from ui import whys
+    from ui.sections import whys
     from ui.settings import Settings
     from ui.view import View, steps_for
 

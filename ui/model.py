@@ -8,8 +8,8 @@ from attention.model import AttentionModel, ModelLoadError, SentenceAnalysis, Se
 from serving import models
 from serving.models import analyze, forget_failed_loads
 
-from .settings import MAX_SENTENCE_CHARS, Settings, typed_chars
-from .text import md, quote
+from ui.settings import MAX_SENTENCE_CHARS, Settings, typed_chars
+from ui.text import md, quote
 
 
 def get_model(name: str | None = None) -> AttentionModel:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .text import md, pct, quote
+from ui.text import md, pct, quote
 
 TIE = 0.005  # two scores this close print the same to two decimals: a tie, not a winner
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from .legacy_pages import leave_legacy_pages_mode
+from ui.widgets.legacy_pages import leave_legacy_pages_mode
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 1, head 8 as the code counts (pages say layer 2, head 9): chosen by measuring all 72 heads on the default sentence with lessons/heads.py
@@ -141,7 +141,7 @@ def choose_sentence(sentence: str, token: int = 0, show_special: bool | None = N
     state["sentence"] = sentence
     if show_special is not None:
         state["special"] = show_special
-    state["token"] = state["_token_kept"] = token  # _token_kept: the sidebar's own copy (ui/sidebar.py)
+    state["token"] = state["_token_kept"] = token  # _token_kept: the sidebar's own copy (ui/widgets/sidebar.py)
     state["_token_for"] = (sentence, bool(state.get("special", False)))
 
 

@@ -11,10 +11,10 @@ from lessons import explain
 from attention.model import AttentionModel, SentenceAnalysis
 from serving.sentences import analysis_of
 
-from .labels import unique_labels
-from .model import load_analysis
-from .text import layer_head_name, layer_head_tag, layer_name
-from .settings import Settings, settings
+from ui.labels import unique_labels
+from ui.model import load_analysis
+from ui.text import layer_head_name, layer_head_tag, layer_name
+from ui.settings import Settings, settings
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,18 @@ plotly's per-property validation and update_* calls cost ~20 ms per figure, whic
 slower than the model pass. tests/test_figures.py validates every builder's spec instead.
 """
 
-from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, EMPTY_TEMPLATE, FOCUS_FROM, FOCUS_NEIGHBOURS, HIGHLIGHT,
+from ui.figures.layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, EMPTY_TEMPLATE, FOCUS_FROM, FOCUS_NEIGHBOURS, HIGHLIGHT,
                      NARROW_FIGURE_PX, NARROW_SUBTITLE_CHARS, NARROW_TITLE_CHARS, PREFERENCE_SCALE, SENTENCE_CHARS,
                      SIGNED_SCALE, SUBTITLE_CHARS, SUBTITLE_COLOUR, TEACHING_CELL_TEXT_LIMIT, TEACHING_SUBTITLE_CHARS,
                      TICK_COLOUR, TITLE_LINE_CHARS, TOOLBAR_BAND, WEIGHTS_SCALE, axis_labels, figure_title, focus_rows,
                      font_sizes, split_title, title_block_height, title_lines, values_fit)
-from .matrices import (SLIDE_FIGURE_WIDTH, layer_head_grid, matrix_heatmap, on_a_phone, query_meets_keys,
+from ui.figures.matrices import (SLIDE_FIGURE_WIDTH, layer_head_grid, matrix_heatmap, on_a_phone, query_meets_keys,
                        similarity_map, small_multiples, softmax_table, weight_grid)
-from .charts import BAND_COLOURS, MAX_MARKED_POINTS, band_panels, compare_bars, line_chart, row_bars, token_lines
-from .diagrams import attention_history, paired_bar_panels
-from .alt_text import FIGURE_TEXT_LABEL, TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html
-from .predict import HIDDEN_TEXT, answers_hidden
-from .show import FIT_CELL_TEXT_HTML, SLIDE_EXPORT_HEIGHT, SVG_EXPORT_HTML, download_config, figure_filename, show
+from ui.figures.charts import BAND_COLOURS, MAX_MARKED_POINTS, band_panels, compare_bars, line_chart, row_bars, token_lines
+from ui.figures.diagrams import attention_history, paired_bar_panels
+from ui.figures.alt_text import FIGURE_TEXT_LABEL, TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html
+from ui.figures.predict import HIDDEN_TEXT, answers_hidden
+from ui.figures.show import FIT_CELL_TEXT_HTML, SLIDE_EXPORT_HEIGHT, SVG_EXPORT_HTML, download_config, figure_filename, show
 
 __all__ = [
     "CELL_TEXT_LIMIT", "DISTANCE_SCALE", "EMPTY_TEMPLATE", "FOCUS_FROM", "FOCUS_NEIGHBOURS", "HIGHLIGHT",

@@ -10,8 +10,8 @@ import json
 import plotly.graph_objects as go
 import plotly.io
 
-from ..text import no_bidi
-from .show import download_config
+from ui.text import no_bidi
+from ui.figures.show import download_config
 
 
 class UncheckedFrame:

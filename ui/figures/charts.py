@@ -7,8 +7,8 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from .alt_text import _plain
-from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure, _grid_domains,
+from ui.figures.alt_text import _plain
+from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure, _grid_domains,
                      axis_labels, font_sizes)
 
 

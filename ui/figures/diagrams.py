@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from .alt_text import _plain
-from .layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, _grid_domains, axis_labels,
+from ui.figures.alt_text import _plain
+from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, _grid_domains, axis_labels,
                      font_sizes)
 
 PAIR_COLOURS = ("#1f5fa8", HIGHLIGHT)

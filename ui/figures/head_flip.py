@@ -14,10 +14,10 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-from ..text import layer_head_name, layer_tag
-from .animation import with_frames
-from .layout import FOCUS_FROM, TICK_COLOUR, focus_rows, font_sizes, split_title
-from .matrices import matrix_heatmap
+from ui.text import layer_head_name, layer_tag
+from ui.figures.animation import with_frames
+from ui.figures.layout import FOCUS_FROM, TICK_COLOUR, focus_rows, font_sizes, split_title
+from ui.figures.matrices import matrix_heatmap
 
 # On a screen a whole matrix per frame up to this many tokens (72 × 64 × 64 float32: ~1.6 MB of spec); longer
 # sentences flip through the focus window, as a slide does from FOCUS_FROM tokens on.
@@ -40,7 +40,7 @@ def where_it_goes(target: str, share: float) -> str:
     """What describe_heads measured on one sentence, said as that: "62% to [SEP]" (the average share of a row),
     or "spread out" when no target gets its threshold. A measurement of this sentence, not a role."""
     from lessons.heads import LARGEST_TARGET_SHARE
-    from ..text import pct
+    from ui.text import pct
 
     if target not in TARGET_WORDS:
         return f"spread out (no target gets {pct(LARGEST_TARGET_SHARE)})"

@@ -8,7 +8,7 @@ import textwrap
 from plotly.colors import get_colorscale
 import plotly.graph_objects as go
 
-from ..text import no_bidi, shorten
+from ui.text import no_bidi, shorten
 
 # Resolved once to explicit colour lists: plotly.js itself knows neither "_r" names nor PiYG.
 WEIGHTS_SCALE = get_colorscale("Blues")
@@ -148,7 +148,7 @@ def _figure(traces: list[dict], title: str, teaching: bool, height: int | None =
         frame["height"] = height + top - 60  # builders size the plot area for the old 60 px title margin
     # On a phone: the title and subtitle wrapped to the width. (Within the same height: Streamlit keeps a drawn
     # figure's height, so a layout that needs more of it, e.g. two panels a row, is chosen on the server:
-    # ui/page.py on_a_phone.)
+    # ui/figures/matrices.py on_a_phone.)
     narrow_title, narrow_top = _title_layout(title, teaching, NARROW_TITLE_CHARS, NARROW_SUBTITLE_CHARS)
     if narrow_title != title_spec:
         layout["meta"] = {**layout.get("meta", {}), "narrow": {"title": narrow_title, "margin.t": narrow_top},

@@ -8,8 +8,8 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
-from ..text import head_tag, layer_tag
-from .layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PREFERENCE_SCALE, SIGNED_SCALE,
+from ui.text import head_tag, layer_tag
+from ui.figures.layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PREFERENCE_SCALE, SIGNED_SCALE,
                      TEACHING_CELL_TEXT_LIMIT, TICK_COLOUR, WEIGHTS_SCALE, _axis_title, _category_axis, _figure,
                      _grid_domains, _reversed_category_axis, _row_outline, axis_labels, focus_rows, font_sizes,
                      values_fit)

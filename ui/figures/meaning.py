@@ -9,9 +9,9 @@ import html
 
 import numpy as np
 
-from ..text import head_name, layer_name, people_number
-from .animation import with_frames
-from .layout import (SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
+from ui.text import head_name, layer_name, people_number
+from ui.figures.animation import with_frames
+from ui.figures.layout import (SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
                      _reversed_category_axis, font_sizes)
 
 MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280"

@@ -45,7 +45,7 @@ def toggle_reveal(filename: str) -> None:
     shown ^= {filename}
     st.session_state[REVEALED_KEY] = shown
     # The sentences stating the figure's numbers may stand outside the fragment the button is in (the start page's
-    # above its matrix): the fragment then asks for the whole page (ui/page.py WHOLE_PAGE_RERUN).
+    # above its matrix): the fragment then asks for the whole page (ui/widgets/pickers.py WHOLE_PAGE_RERUN).
     st.session_state["_whole_page_rerun"] = True
 
 

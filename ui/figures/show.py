@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from ..text import slug
-from .alt_text import FIGURE_TEXT_LABEL, figure_text_html
-from .layout import NARROW_FIGURE_PX
-from .predict import PREDICT_TEXT, predicting, revealed, toggle_reveal, with_numbers_hidden, writes_numbers
+from ui.text import slug
+from ui.figures.alt_text import FIGURE_TEXT_LABEL, figure_text_html
+from ui.figures.layout import NARROW_FIGURE_PX
+from ui.figures.predict import PREDICT_TEXT, predicting, revealed, toggle_reveal, with_numbers_hidden, writes_numbers
 
 SLIDE_EXPORT_HEIGHT = 720
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.meaning import MAX_WORD_CHARS
-
-from .settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
-from .text import md
+from ui.settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
+from ui.text import md
 
 
 def link_number(value: str | None, below: int) -> int | None:

@@ -7,9 +7,9 @@ import numpy as np
 import streamlit as st
 
 from lessons.heads import layer_spread
-
-from .settings import DEFAULT_LAYER
-from .text import layer_name
+from ui.settings import DEFAULT_LAYER
+from ui.text import layer_name
+from ui.widgets.pickers import kept_key, measured_default
 
 LAYER_KEY = "mh_layer"
 ALIKE_GAP = 0.05  # layers whose mean head distances differ by less than this are "about as varied"
@@ -37,17 +37,6 @@ def choose_layer(settings, model, analysis) -> tuple[int, np.ndarray]:
     return layer, spread
 
 
-def kept_key(key: str) -> str:
-    return f"_{key}_kept"
-
-
-def measured_default(key: str, sentence, measured: int) -> None:
-    """Before a widget (key) whose first value is measured on the sentence: a new sentence (or whatever the
-    measurement is keyed on) sets the measured value; the reader's choice for the same one stays, also after another
-    page (which drops the widget's value). The page stores (sentence, value) under kept_key(key) after the widget."""
-    kept_sentence, kept_value = st.session_state.get(kept_key(key), (None, None))
-    chosen = measured if kept_sentence != sentence else st.session_state.get(key, kept_value)
-    st.session_state[key] = chosen  # set before the widget exists: the box follows the measurement
 
 
 def why_this_layer(layer: int, spread: np.ndarray, n_layers: int) -> str:

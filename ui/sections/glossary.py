@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from .text import slug
+from ui.text import slug
 
 GLOSSARY_PAGE = "pages/glossary.py"
 GLOSSARY_URL = "glossary"  # the page's URL path: its file name (see devtools/browser.py PAGES)

@@ -7,14 +7,28 @@ import dataclasses
 import streamlit as st
 
 from attention.model import ModelLoadError, models_dir
-
-from .labels import unique_labels
-from .links import follow_sentence_with_token, link_notices, link_number, link_token
-from .model import get_model
-from .text import layer_head_name, people_number
-from .settings import (D_K_CHOICES, DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS, MAX_SENTENCE_CHARS,
-                       PRESET_HELP,
-                       MODES, Settings, clean_sentence, cut_typed_sentence)
+from ui.labels import unique_labels
+from ui.model import get_model
+from ui.settings import (
+    D_K_CHOICES,
+    DEFAULT_HEAD,
+    DEFAULT_LAYER,
+    DEFAULT_SENTENCE,
+    HEAD_PRESETS,
+    MAX_SENTENCE_CHARS,
+    MODES,
+    PRESET_HELP,
+    Settings,
+    clean_sentence,
+    cut_typed_sentence,
+)
+from ui.text import layer_head_name, people_number
+from ui.widgets.links import (
+    follow_sentence_with_token,
+    link_notices,
+    link_number,
+    link_token,
+)
 
 
 def sidebar_ui(token_list_in_page: bool = False) -> Settings:
@@ -64,7 +78,7 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
     tokens = shown_tokens(sentence, show_special)
     token = 0
     state = st.session_state
-    state.pop("_whole_page_rerun", None)  # a full run is what it asked for (ui/page.py _pick_layer_head)
+    state.pop("_whole_page_rerun", None)  # a full run is what it asked for (ui/widgets/pickers.py _pick_layer_head)
     state["_token_slot"] = None
     if tokens:
         # The list is drawn from the start page's fragment or from here: Streamlit counts those as two widgets and

@@ -8,9 +8,11 @@ import streamlit as st
 
 from lessons import training
 
-from . import figures
-from .text import head_name, head_tag, layer_name, pct, quote
-from .view import current_view, steps_for
+from lessons import training_verdicts
+
+from ui import figures
+from ui.text import head_name, head_tag, layer_name, pct, quote
+from ui.view import current_view, steps_for
 
 
 def jacobian_section(teaching: bool) -> None:
@@ -26,7 +28,7 @@ def jacobian_section(teaching: bool) -> None:
                              view.settings.layer, view.settings.head)
     i, tokens = int(view.shown[view.token]), list(view.analysis.tokens)
     layer, head = view.settings.layer, view.settings.head
-    (soft_i, soft_head, _, soft_row), (sat_i, _, sat_scaled, sat_row) = training.jacobian_examples(
+    (soft_i, soft_head, _, soft_row), (sat_i, _, sat_scaled, sat_row) = training_verdicts.jacobian_examples(
         steps.weights, steps.raw, i, view.analysis.attentions[layer], head)
     jacobian, jacobian_saturated = training.softmax_jacobian(soft_row), training.softmax_jacobian(sat_row)
     st.markdown(
@@ -46,16 +48,16 @@ def jacobian_section(teaching: bool) -> None:
                "with ÷√d_k removed from the trained head (a temperature change)")
         return (f"the row of {whose}{quote(tokens[index])} in {head_name(row_head)}, {how}: its largest weight is "
                 f"**{pct(row_weights[top])}** (on {quote(tokens[top])}) and its largest Jacobian entry "
-                f"**{training.small_words(np.abs(table).max())}**")
+                f"**{training_verdicts.small_words(np.abs(table).max())}**")
 
 
     is_saturated = sat_row.max() > training.SATURATED
     other_head = (f" {head_name(head, capital=True)}, the one chosen in the sidebar, has no soft row in your sentence (every row puts over "
-                  f"{pct(training.SOFT)} on one word), so this row comes from {head_name(soft_head)} of the same layer."
+                  f"{pct(training_verdicts.SOFT)} on one word), so this row comes from {head_name(soft_head)} of the same layer."
                   if soft_head != head else "")
     st.markdown(
         f"**Left, a soft row:** {row_words(soft_i, soft_head, True, soft_row, jacobian)}"
-        + (": colour, so gradient gets through." if soft_row.max() <= training.SOFT else
+        + (": colour, so gradient gets through." if soft_row.max() <= training_verdicts.SOFT else
            " (the softest row in this layer for your word).")
         + other_head + " **Right, a saturated row:** "
         f"{row_words(sat_i, head, sat_scaled, sat_row, jacobian_saturated)}"

@@ -12,10 +12,10 @@ from attention.model import SentenceError
 from serving import shared
 from serving.models import analyze, core_attentions
 
-from . import figures
-from .model import warn_if_cut, warn_if_truncated
-from .settings import MAX_SENTENCE_CHARS, open_head_in_steps
-from .text import layer_head_name, layer_head_tag, md, pct, people_number, plain_small, quote, shorten
+from ui import figures
+from ui.model import warn_if_cut, warn_if_truncated
+from ui.settings import MAX_SENTENCE_CHARS, open_head_in_steps
+from ui.text import layer_head_name, layer_head_tag, md, pct, people_number, plain_small, quote, shorten
 
 DEFAULT = shared.PRONOUN_DEFAULT
 

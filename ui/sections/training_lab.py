@@ -6,10 +6,12 @@ import numpy as np
 import streamlit as st
 
 from lessons import training, training_lab, training_rates
+
+from lessons import training_verdicts
 from serving import shared
 
-from . import figures, tables
-from .text import pct
+from ui import figures, tables
+from ui.text import pct
 
 SNAPSHOT_STEPS = training.LAB_SNAPSHOTS
 COMPARE_D_K, COMPARE_STEPS, COMPARE_SENTENCES = training.COMPARE_D_K, training.COMPARE_STEPS, training.COMPARE_SENTENCES
@@ -38,9 +40,9 @@ def with_progress(model, label, runs):
 
 
 def loss_range(runs):
-    """The table's loss, printed as the verdict sentences print it (training.loss_words)."""
-    spread = training.Spread.of(r.heldout_loss for r in runs)
-    words = training.loss_words
+    """The table's loss, printed as the verdict sentences print it (training_verdicts.loss_words)."""
+    spread = training_verdicts.Spread.of(r.heldout_loss for r in runs)
+    words = training_verdicts.loss_words
     return f"{words(spread.mean)} ({words(spread.low)}–{words(spread.high)})"
 
 
@@ -56,7 +58,7 @@ def share_versus_loss(scaled_runs, unscaled_runs) -> str:
         loss_a, loss_b = (np.mean([r.heldout_loss for r in runs[k]]) for runs in (scaled_runs, unscaled_runs))
         if pct(share_a) == pct(share_b) and max(loss_a, loss_b) > 2 * min(loss_a, loss_b):
             return (text + f" At d_k = {k} both heads put {pct(share_a)} on the right word, yet their losses are "
-                    f"{training.loss_words(loss_a)} (scaled) and {training.loss_words(loss_b)} (not scaled): the "
+                    f"{training_verdicts.loss_words(loss_a)} (scaled) and {training_verdicts.loss_words(loss_b)} (not scaled): the "
                     "percentage cannot show that difference.")
     return text
 
@@ -77,10 +79,10 @@ def loss_section(run, setting: str, task: str, d_k: int, scaled: bool, teaching:
     st.markdown(
         f"The loss starts at **{run.losses[0]:.3f}** and ends at **{run.final_loss:.4f}** after {run.steps} steps "
         f"({'less than 1%' if share < 0.01 else pct(share)} of where it started). A head that looked at every "
-        f"allowed word evenly would score {training.loss_words(run.baseline_loss)} on this run's sentences (section 3 "
+        f"allowed word evenly would score {training_verdicts.loss_words(run.baseline_loss)} on this run's sentences (section 3 "
         "measures it again on its own runs' sentences, so its number differs a little). "
         f"On {training.HELDOUT_SENTENCES} sentences it never "
-        f"saw, its loss is **{training.small_words(run.heldout_loss)}**, it puts **{pct(run.final_on_target)}** of its "
+        f"saw, its loss is **{training_verdicts.small_words(run.heldout_loss)}**, it puts **{pct(run.final_on_target)}** of its "
         f"attention on the right word on average, and the right word gets the largest weight in "
         f"**{pct(run.final_accuracy)}** of the rows. (W_Q and W_K step at {run.lr:g}, this setting's own rate; W_V "
         f"at {run.lr_v:g}: see section 3.)"
@@ -167,7 +169,7 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
             "seeds": [len(runs) for _, _, runs in kinds],
             f"loss on {training.HELDOUT_SENTENCES} new sentences: mean (seeds' range)":
                 [loss_range(runs) for _, _, runs in kinds],
-            "unscaled ÷ scaled": [training.ratio_words(verdicts[k].ratio) for k, _, _ in kinds],
+            "unscaled ÷ scaled": [training_verdicts.ratio_words(verdicts[k].ratio) for k, _, _ in kinds],
             "right word's share": [pct(np.mean([r.final_on_target for r in runs])) for _, _, runs in kinds],
         }, hide_index=True)
         st.markdown(share_versus_loss(scaled_runs, unscaled_runs))
@@ -193,11 +195,11 @@ def comparison_section(model, task: str, compare_runs: list[dict], teaching: boo
 RULE_WORDS = (
     f"**How the verdicts are made.** The effect is the ratio of the mean losses (unscaled ÷ scaled); the spread is "
     f"each side's range, lowest to highest seed. Scaling **helps** when the ratio is "
-    f"{training.CLEAR_RATIO:g}× or more and every scaled seed ends below every unscaled one; it "
-    f"**changes little** when the means are within {training.NEAR_RATIO:g}× of each other; "
+    f"{training_verdicts.CLEAR_RATIO:g}× or more and every scaled seed ends below every unscaled one; it "
+    f"**changes little** when the means are within {training_verdicts.NEAR_RATIO:g}× of each other; "
     f"a larger ratio whose ranges overlap is **unclear**, and then {len(training.EXTRA_SEEDS)} more seeds are "
     "trained and the verdict is made again on all of them. (The same the other way round is a verdict against "
-    f"scaling; ranges apart but a ratio under {training.CLEAR_RATIO:g}× is a small effect.)")
+    f"scaling; ranges apart but a ratio under {training_verdicts.CLEAR_RATIO:g}× is a small effect.)")
 
 
 def seed_counts(runs_by_d_k: dict) -> str:
@@ -206,9 +208,9 @@ def seed_counts(runs_by_d_k: dict) -> str:
 
 
 def comparison_verdicts(runs: list, task: str) -> dict:
-    """{d_k: training.Verdict} from the comparison's runs, every seed trained so far."""
+    """{d_k: training_verdicts.Verdict} from the comparison's runs, every seed trained so far."""
     scaled_runs, unscaled_runs, _ = training_lab.comparison_groups(runs, COMPARE_D_K)
-    return {k: training.scaling_verdict(k, scaled_runs[k], unscaled_runs[k],
+    return {k: training_verdicts.scaling_verdict(k, scaled_runs[k], unscaled_runs[k],
                                         training_rates.SWEEP_BEST_LOSSES.get((task, k, False)), len(RATES_TRIED))
             for k in COMPARE_D_K}
 

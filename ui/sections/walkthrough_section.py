@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
-from .figures.alt_text import FIGURE_TEXT_LABEL
-from .figures.animation import offline_html
-from .figures.layout import figure_title
-from .figures.show import download_config, figure_filename
-from .walkthrough import walkthrough_figure, walkthrough_of
-from .walkthrough_text import captions, frames_text_html
+from ui.figures.alt_text import FIGURE_TEXT_LABEL
+from ui.figures.animation import offline_html
+from ui.figures.layout import figure_title
+from ui.figures.show import download_config, figure_filename
+from ui.sections.walkthrough import walkthrough_figure, walkthrough_of
+from ui.sections.walkthrough_text import captions, frames_text_html
 
 if TYPE_CHECKING:
-    from .view import View
+    from ui.view import View
 
 ANCHOR = "play-the-four-steps"  # the start page links here from its first screen
 
@@ -49,7 +49,7 @@ def show_walkthrough(view: View) -> None:
     token for the rest of the visit."""
     import streamlit as st
 
-    from .text import quote
+    from ui.text import quote
 
     teaching = view.settings.teaching
     st.header(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
@@ -88,8 +88,8 @@ def walkthrough_downloads(settings, model, filename: str) -> None:
 
     import streamlit as st
 
-    from .view import view_again
-    from .worksheet import worksheet_html
+    from ui.view import view_again
+    from ui.sections.worksheet import worksheet_html
 
     teaching = settings.teaching
     st.download_button("⬇️ The animation as one HTML file at slide size (opens offline, every text ≥ 18 px)"

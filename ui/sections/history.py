@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from . import figures
-from .view import View
+from ui import figures
+from ui.view import View
 
 MAX_WORDS = 6  # a drawing: more words than this only add lines
 PHONE_WORDS = 4  # a phone's row holds this many words side by side

@@ -6,12 +6,11 @@ import logging
 
 import streamlit as st
 
-from lessons import explain
 from attention.model import ModelLoadError, pytorch_allowed
+from lessons import explain
 from serving.models import reference_model
-
-from .text import layer_head_name, plain_small
-from .view import View
+from ui.text import layer_head_name, plain_small
+from ui.view import View
 
 _LOGGER = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ import streamlit as st
 
 from lessons import meaning as me
 
-from .links import LINK_TEXTS, cut_link_text
-from .model import warn_if_cut
-from .text import quote, shorten
+from ui.widgets.links import LINK_TEXTS, cut_link_text
+from ui.model import warn_if_cut
+from ui.text import quote, shorten
 
 WORD_KEY, A_KEY, B_KEY = "word", "meaning_a", "meaning_b"   # the widgets' keys and the link's names
 WORD_LABEL, A_LABEL, B_LABEL = ("The word", "Meaning A: one sentence per line (2 to 8)",

@@ -18,14 +18,14 @@ import plotly.graph_objects as go
 
 from lessons.walkthrough import Frame, Walkthrough, walk_through
 
-from .figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
+from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, axis_labels,
                              font_sizes, title_block_height)
-from .figures.matrices import on_a_phone
-from .figures.animation import with_frames
-from .walkthrough_text import _num, _pct, captions
+from ui.figures.matrices import on_a_phone
+from ui.figures.animation import with_frames
+from ui.sections.walkthrough_text import _num, _pct, captions
 
 if TYPE_CHECKING:  # a type only: the figure is drawn from numbers, without the app's state and model
-    from .view import View
+    from ui.view import View
 
 STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
               4: "the values, mixed by the weights"}

@@ -20,7 +20,7 @@ TEACHING_CSS = """<style>
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stTable"]) {display: none;}
-/* except the files for class, in their closed box under the walk-through (ui/walkthrough_section.py) */
+/* except the files for class, in their closed box under the walk-through (ui/sections/walkthrough_section.py) */
 [data-testid="stMain"] .st-key-class_downloads [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]) {
   display: block;}
 /* Text read from the back of a room: larger body text and captions. */

@@ -6,8 +6,8 @@ import streamlit as st
 
 from attention.model import DEFAULT_MODEL, AttentionModel
 
-from .content import text
-from .text import md
+from ui.content import text
+from ui.text import md
 
 
 def card_text(model: AttentionModel) -> str:

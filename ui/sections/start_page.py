@@ -7,14 +7,15 @@ import streamlit as st
 from lessons.heads import PATTERN_WORDS, describe_heads, next_word_rows, word_position
 from serving.models import analyze
 
-from . import figures, readouts
-from .page import WHOLE_PAGE_RERUN, specials_note, token_picker
-from .parity import parity_badge
-from .sidebar import draw_token_list
-from .settings import DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, PRONOUN_HEAD
-from .text import layer_head_name, pct, quote
-from .view import View, current_view
-from .walkthrough_section import show_walkthrough
+from ui import figures, readouts
+from ui.widgets.pickers import WHOLE_PAGE_RERUN, token_picker
+from ui.sections.step_page import specials_note
+from ui.widgets.parity import parity_badge
+from ui.widgets.sidebar import draw_token_list
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, PRONOUN_HEAD
+from ui.text import layer_head_name, pct, quote
+from ui.view import View, current_view
+from ui.sections.walkthrough_section import show_walkthrough
 
 
 def example_claim(view: View) -> None:

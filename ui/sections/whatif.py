@@ -10,11 +10,11 @@ from attention import core
 from lessons import whatif
 from serving.sentences import analysis_of
 
-from . import figures
-from .labels import unique_labels
-from .multihead import kept_key, measured_default
-from .text import head_name, layer_head_name, layer_head_tag, layer_name, md, pct, plain_small, quote
-from .view import View, steps_for
+from ui import figures
+from ui.labels import unique_labels
+from ui.widgets.pickers import kept_key, measured_default
+from ui.text import head_name, layer_head_name, layer_head_tag, layer_name, md, pct, plain_small, quote
+from ui.view import View, steps_for
 
 COPIES = (2, 3)  # longer versions of the sentence: it said twice and three times over
 

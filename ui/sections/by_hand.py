@@ -12,11 +12,11 @@ from lessons import by_hand, explain
 from lessons.names import layer_head_name
 from serving.models import analyze
 
-from . import figures
-from .by_hand_component import attention_by_hand
-from .model import model_or_stop
-from .settings import Settings, choose_sentence
-from .text import md, pct, quote
+from ui import figures
+from ui.widgets.by_hand_component import attention_by_hand
+from ui.model import model_or_stop
+from ui.settings import Settings, choose_sentence
+from ui.text import md, pct, quote
 
 STEP_ONE = "pages/step1_scores.py"
 GOTO_KEY = "_goto_from_by_hand"

@@ -6,8 +6,8 @@ import streamlit as st
 
 from lessons import pronoun as pr
 
-from . import figures, tables
-from .text import layer_head_name
+from ui import figures, tables
+from ui.text import layer_head_name
 
 
 def _sentences_table(cases, role: str) -> list[dict]:

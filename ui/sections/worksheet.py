@@ -14,11 +14,11 @@ import numpy as np
 
 from lessons import explain
 
-from .text import html_text, pct
-from .whys import other_words_share
+from ui.text import html_text, pct
+from ui.sections.whys import other_words_share
 
 if TYPE_CHECKING:
-    from .view import View
+    from ui.view import View
 
 BLANK = ""  # a cell the class fills in
 

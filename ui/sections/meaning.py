@@ -12,13 +12,13 @@ from lessons import meaning as me
 from lessons.questions import meaning_questions
 from serving import shared
 
-from . import figures
-from .figures import meaning as meaning_figures
-from .figures.animation import offline_html
-from .meaning_inputs import word_set_inputs  # noqa: F401  (pages/meaning.py's boxes, in a module of their own)
-from .page import figure_pair
-from .settings import open_head_in_steps
-from .text import layer_head_name, layer_name, layer_tag, md, quote, shorten, slug
+from ui import figures
+from ui.figures import meaning as meaning_figures
+from ui.figures.animation import offline_html
+from ui.sections.meaning_inputs import word_set_inputs  # noqa: F401  (pages/meaning.py's boxes, in a module of their own)
+from ui.sections.step_page import figure_pair
+from ui.settings import open_head_in_steps
+from ui.text import layer_head_name, layer_name, layer_tag, md, quote, shorten, slug
 
 PAGE = "pages/meaning.py"
 STEP_PAGE = "pages/step3_softmax.py"

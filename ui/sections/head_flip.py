@@ -9,12 +9,12 @@ from urllib.parse import urlencode
 
 from lessons.heads import describe_heads
 
-from .figures.alt_text import FIGURE_TEXT_LABEL
-from .figures.animation import offline_html
-from .figures.head_flip import flip_rows, head_flipbook, where_it_goes
-from .figures.show import download_config, figure_filename
-from .labels import unique_labels
-from .text import pct, people_number, quote
+from ui.figures.alt_text import FIGURE_TEXT_LABEL
+from ui.figures.animation import offline_html
+from ui.figures.head_flip import flip_rows, head_flipbook, where_it_goes
+from ui.figures.show import download_config, figure_filename
+from ui.labels import unique_labels
+from ui.text import pct, people_number, quote
 
 ANCHOR = "flip-through-every-head"
 STEP_PAGE = "step3_softmax"  # where "open this head" lands: the page of the weights the figure shows
@@ -72,10 +72,10 @@ def show_head_flip(settings, model, analysis, selected: int) -> None:
     """The section: heading, one line of how to use it, the figure, its text alternative, the HTML file."""
     import streamlit as st
 
-    from .links import view_link_params
+    from ui.widgets.links import view_link_params
 
     teaching = settings.teaching
-    params = view_link_params()  # known, valid keys only (ui/links.py)
+    params = view_link_params()  # known, valid keys only (ui/widgets/links.py)
     fig, roles, filename = build(settings, analysis, selected, params)
     st.header("Flip through all 72 heads", anchor=ANCHOR)
     if not teaching:

@@ -12,15 +12,15 @@ import streamlit as st
 
 from attention import core
 from lessons import explain
-from lessons.training import small_words
+from lessons.training_verdicts import small_words
 
-from . import figures
-from .glossary import term_link
-from .links import view_link_params
-from .view import View
-from .readouts import shares, token_count
-from .text import layer_name, pct, quote
-from .token_whys import Whys, token_whys
+from ui import figures
+from ui.sections.glossary import term_link
+from ui.widgets.links import view_link_params
+from ui.view import View
+from ui.readouts import shares, token_count
+from ui.text import layer_name, pct, quote
+from ui.sections.token_whys import Whys, token_whys
 
 
 def _show(whys: Whys, teaching: bool) -> None:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from .glossary import term_link
-from .readouts import token_count
-from .text import quote
-from .view import View
+from ui.sections.glossary import term_link
+from ui.readouts import token_count
+from ui.text import quote
+from ui.view import View
 
 Whys = list[tuple[str, str]]
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from lessons.walkthrough import Walkthrough
 
-from .text import pct
+from ui.text import pct
 
 # --- captions: one plain line per frame, written from its numbers ------------------------------------------------
 
