@@ -4,13 +4,12 @@ import streamlit as st
 
 import serving.startup  # noqa: F401  (first: heavy imports once per process, see its docstring)
 from attention.model import resolve_model_name
-from serving.memory import long_input_slot
 from serving.shared import start_warmup
 from ui import figures
 from ui.widgets.menu import page_menu
 from ui.model import preload_model
 from ui.widgets.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
-from ui.settings import typed_texts
+from ui.turns import run_in_turn
 from ui.widgets.sidebar import sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
@@ -55,8 +54,8 @@ apply_teaching_layout(st.session_state["_settings"].teaching)
 st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML + SCROLL_FOCUS_HTML + figures.FIT_CELL_TEXT_HTML,
                 unsafe_allow_javascript=True)
 try:
-    with long_input_slot(st.session_state["_settings"].sentence, *typed_texts()):  # bounds a crowd's memory
-        navigation.run()
+    # Each browser its share of the server, whatever its number of tabs; long texts one at a time (serving/queue.py)
+    run_in_turn(navigation, st.session_state["_settings"].sentence, model)
 finally:  # after the first page is drawn (even one that stops early), not competing with it
     if model is not None and model.name == resolve_model_name(None):  # the server's own model, not a visitor's
         start_warmup(model)  # once per process: what every visitor shares, computed in the background

@@ -10,6 +10,9 @@ server is left idle. Prints p50/p95 latency, server CPU and server memory (peak 
     python bench/load.py --students 10,20,30,40 --think 15 --worst 0   # a class: students read between edits
     python bench/load.py --students 0 --worst 0 --hostile 5 --ordinary 8   # a public demo pushed by a class
     (add --pytorch to start the server with ATTENTION_PYTORCH=on and have the hostile visitors press its button)
+    python bench/load.py --url http://127.0.0.1:8080 --pids 1234,1235 --students 30 --worst 0
+    (against servers already running, e.g. deploy/replicas.py's balancer; --pids: the servers whose CPU and
+    memory are measured, as deploy/replicas.py prints them)
 
 No browser is involved, so the numbers are the server's alone (the students' browsers run elsewhere).
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import statistics
@@ -59,8 +63,9 @@ def server_memory_mb(pid: int) -> tuple[float, float]:
     return int(status["VmRSS"].split()[0]) / 1024, int(status["VmHWM"].split()[0]) / 1024
 
 
-def process_tree_rss_mb(pid: int) -> float:
-    """The resident memory of a process and all its descendants (the server and its warm-up worker), in MB."""
+def process_tree_rss_mb(pid: int | list[int]) -> float:
+    """The resident memory of a process and all its descendants (the server and its warm-up worker), in MB; of
+    several processes' trees together when given a list (replicas)."""
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -68,7 +73,8 @@ def process_tree_rss_mb(pid: int) -> float:
                 parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 pass
-    tree, frontier = {pid}, [pid]
+    roots = [pid] if isinstance(pid, int) else list(pid)
+    tree, frontier = set(roots), list(roots)
     while frontier:
         member = frontier.pop()
         children = [child for child, parent in parents.items() if parent == member and child not in tree]
@@ -87,7 +93,7 @@ def process_tree_rss_mb(pid: int) -> float:
 class TreeMemory:
     """Samples the process tree's RSS every interval in a thread: the peak, and every sample with its time."""
 
-    def __init__(self, pid: int, interval: float = 0.1):
+    def __init__(self, pid: int | list[int], interval: float = 0.1):
         import threading
 
         self.pid, self.interval, self.samples = pid, interval, []
@@ -127,6 +133,8 @@ class Student:
         # No keepalive pings: a server busy importing PyTorch answers them late, and a browser would wait too.
         self.socket = await websockets.connect(ws_url, subprotocols=["streamlit"], max_size=2**27,
                                                ping_interval=None, open_timeout=120)
+        # Behind deploy/replicas.py's nginx: the replica that holds this session (None on a server of its own).
+        self.replica = self.socket.response.headers.get("X-Replica")
         return self
 
     async def __aexit__(self, *exc):
@@ -170,13 +178,15 @@ class Student:
 
 
 async def one_student(url: str, index: int, changes: int, latencies: list[float], exceptions: list[str],
-                      think: float = 0.0) -> None:
+                      think: float = 0.0, replicas: list | None = None) -> None:
     """A deep link, then `changes` new sentences; with `think` seconds, a student reads for a random 0.5–1.5 ×
     think between requests (and arrives at a random moment within the first think), as in a class."""
     page = PAGE_ROTATION[index % len(PAGE_ROTATION)]
     pause = random.Random(index)
     await asyncio.sleep(pause.uniform(0, think))
     async with Student(url, page) as student:
+        if replicas is not None:
+            replicas.append(student.replica)
         latencies.append(await student.run({"sentence": sentence(index, 0)}))  # the deep link
         for step in range(1, changes + 1):
             await asyncio.sleep(pause.uniform(0.5 * think, 1.5 * think))
@@ -256,7 +266,7 @@ async def ordinary_visitor(url: str, index: int, until: float, latencies: list[f
         await asyncio.sleep(pause.uniform(0.5 * think, 1.5 * think))
 
 
-def run_hostile(url: str, pid: int, visitors: int, ordinary: int, chars: int, pytorch: bool, idle: float,
+def run_hostile(url: str, pid: int | list[int], visitors: int, ordinary: int, chars: int, pytorch: bool, idle: float,
                 think: float) -> dict:
     """The public demo's worst case: `visitors` send the longest accepted text to every page at once (and press
     the PyTorch button if the server allows it) while `ordinary` students click through short sentences."""
@@ -310,21 +320,32 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run_level(url: str, pid: int, students: int, changes: int, think: float = 0.0) -> dict:
+def run_level(url: str, pids: list[int], students: int, changes: int, think: float = 0.0) -> dict:
+    """One crowd; the servers' CPU (summed over `pids`; with several replicas it may pass 100 %), their RSS now
+    and peak since start (summed), and the peak of their process trees during the crowd (with warm-up workers)."""
     latencies: list[float] = []
     exceptions: list[str] = []
-    cpu_before, wall_before = server_cpu_seconds(pid), time.perf_counter()
+    replicas: list[str | None] = []
+    load_before = os.getloadavg()[0]
+    cpu_before, wall_before = sum(server_cpu_seconds(pid) for pid in pids), time.perf_counter()
 
     async def crowd():
-        await asyncio.gather(*(one_student(url, i, changes, latencies, exceptions, think) for i in range(students)))
+        await asyncio.gather(*(one_student(url, i, changes, latencies, exceptions, think, replicas)
+                               for i in range(students)))
 
-    asyncio.run(crowd())
+    with contextlib.ExitStack() as samplers:
+        trees = samplers.enter_context(TreeMemory(pids))
+        each = [samplers.enter_context(TreeMemory(pid)) for pid in pids] if len(pids) > 1 else [trees]
+        asyncio.run(crowd())
     wall = time.perf_counter() - wall_before
-    cpu = server_cpu_seconds(pid) - cpu_before
-    rss, peak = server_memory_mb(pid)
+    cpu = sum(server_cpu_seconds(pid) for pid in pids) - cpu_before
+    memory = [server_memory_mb(pid) for pid in pids]
     return {"students": students, "requests": len(latencies), "p50": statistics.median(latencies),
-            "p95": percentile(latencies, 0.95), "cpu_s": cpu, "cpu_pct": 100 * cpu / wall, "rss": rss,
-            "peak": peak, "exceptions": exceptions}
+            "p95": percentile(latencies, 0.95), "cpu_s": cpu, "cpu_pct": 100 * cpu / wall,
+            "rss": sum(rss for rss, _ in memory), "peak": sum(peak for _, peak in memory),
+            "tree_peak": trees.peak(), "tree_peaks": [tree.peak() for tree in each], "exceptions": exceptions,
+            "load": (load_before, os.getloadavg()[0]),
+            "replicas": {replica: replicas.count(replica) for replica in sorted(set(replicas) - {None})}}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -340,25 +361,43 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--ordinary", type=int, default=8, help="ordinary students during the hostile scenario")
     parser.add_argument("--pytorch", action="store_true",
                         help="start the server with ATTENTION_PYTORCH=on; the hostile visitors press its button")
+    parser.add_argument("--url", help="run against this running server or balancer instead of starting one")
+    parser.add_argument("--pids", default="",
+                        help="with --url: comma-separated pids of the servers behind it (on this machine), whose "
+                             "CPU and memory (with their warm-up workers) are measured")
     args = parser.parse_args(argv)
+    if args.url and (args.pytorch or not args.pids):
+        parser.error("--url needs --pids (the servers behind it, as deploy/replicas.py prints them); --pytorch "
+                     "starts a server, so with --url start yours with ATTENTION_PYTORCH=on")
     results: dict = {"levels": []}
     if args.pytorch:
         os.environ["ATTENTION_PYTORCH"] = "on"
-    with streamlit_server(timeout=180) as (url, process, ready):
-        pid = process.pid
-        print(f"server ready in {ready:.1f} s (shipped .streamlit/config.toml: file watcher "
-              f"{_config_value('fileWatcherType')}); RSS {server_memory_mb(pid)[0]:.0f} MB")
+    # --url: servers already running (deploy/replicas.py's balancer); their pids measure CPU and memory
+    server = contextlib.nullcontext((args.url.rstrip("/"), None, 0.0)) if args.url else streamlit_server(timeout=180)
+    with server as (url, process, ready):
+        pids = [process.pid] if process else [int(pid) for pid in args.pids.split(",") if pid.strip()]
+        print((f"server ready in {ready:.1f} s" if process else f"{url} (not started here; servers {args.pids})")
+              + f" (shipped .streamlit/config.toml: file watcher {_config_value('fileWatcherType')}); RSS "
+              f"{sum(server_memory_mb(pid)[0] for pid in pids):.0f} MB")
         print(f"each student: a deep link, then {args.changes} new sentences, "
               + (f"reading {0.5 * args.think:g}-{1.5 * args.think:g} s between requests" if args.think
                  else "each sent as soon as the last is answered (no reading time: the harshest case)"))
-        print("students  requests  p50 s  p95 s  server CPU s  CPU %  RSS MB  peak MB  exceptions")
+        print("students  requests  p50 s  p95 s  server CPU s  CPU %  RSS MB  peak MB  tree peak MB  exceptions")
         for students in (int(n) for n in args.students.split(",") if int(n) > 0):
-            level = run_level(url, pid, students, args.changes, args.think)
+            level = run_level(url, pids, students, args.changes, args.think)
             results["levels"].append(level)
             verdict = "ok" if level["p95"] <= LATENCY_TARGET_S else f"over {LATENCY_TARGET_S:g} s"
             print(f"{students:8d}  {level['requests']:8d}  {level['p50']:5.2f}  {level['p95']:5.2f}  "
                   f"{level['cpu_s']:12.1f}  {level['cpu_pct']:5.0f}  {level['rss']:6.0f}  {level['peak']:7.0f}  "
-                  f"{len(level['exceptions'])}  ({verdict})")
+                  f"{level['tree_peak']:12.0f}  {len(level['exceptions'])}  ({verdict})")
+            if len(pids) > 1:
+                print("          each server's tree at its peak: " + ", ".join(
+                    f"{pid}: {mb:.0f} MB" for pid, mb in zip(pids, level["tree_peaks"])))
+            if level["replicas"]:
+                print("          students per replica: " + ", ".join(
+                    f"{replica}: {count}" for replica, count in level["replicas"].items()))
+            print(f"          load average (1 min) before {level['load'][0]:.1f}, after {level['load'][1]:.1f} "
+                  f"on {os.cpu_count()} cores")
             for message in sorted(set(level["exceptions"]))[:3]:
                 print(f"          exception: {message}")
         served = [lv["students"] for lv in results["levels"] if lv["p95"] <= LATENCY_TARGET_S]
@@ -372,9 +411,9 @@ def main(argv: list[str] | None = None) -> dict:
 
             started = time.perf_counter()
             asyncio.run(worst())
-            _, peak = server_memory_mb(pid)
+            peak = sum(server_memory_mb(pid)[1] for pid in pids)
             time.sleep(args.idle)
-            idle, _ = server_memory_mb(pid)
+            idle = sum(server_memory_mb(pid)[0] for pid in pids)
             results.update(worst_peak=peak, worst_idle=idle, worst_exceptions=exceptions)
             print(f"worst case ({args.worst} students × 2,000 characters on step 3, multi-head, pronoun; "
                   f"{time.perf_counter() - started - args.idle:.0f} s): peak RSS {peak:.0f} MB "
@@ -384,7 +423,7 @@ def main(argv: list[str] | None = None) -> dict:
             from ui.settings import MAX_SENTENCE_CHARS
 
             load_before = os.getloadavg()
-            hostile = run_hostile(url, pid, args.hostile, args.ordinary, MAX_SENTENCE_CHARS, args.pytorch,
+            hostile = run_hostile(url, pids, args.hostile, args.ordinary, MAX_SENTENCE_CHARS, args.pytorch,
                                   max(args.idle, 60.0), think=2.0)  # 60 s: the target's idle time
             results["hostile"] = hostile
             under = hostile["under_idle_target_after"]

@@ -27,6 +27,7 @@ from typing import Callable
 import numpy as np
 
 from .names import head_name, layer_name
+from .meaning_map import MeaningMap, fit_map
 from .pronoun import words_of
 
 MIN_SENTENCES, MAX_SENTENCES = 2, 8   # per meaning
@@ -120,6 +121,7 @@ class Measurement:
     head_costs: np.ndarray | None = None   # [n_heads]: separation(growth_layer) - the same, that head mean-ablated
     head_separation: np.ndarray | None = None
     first_token: list[int] = field(default_factory=list)  # each sentence's first piece of the word
+    word_map: MeaningMap | None = None  # the vectors on a 2-D map, one frame per layer (lessons/meaning_map.py)
 
     @property
     def n_a(self) -> int:
@@ -323,7 +325,8 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
         accuracy=np.array([nearest_neighbour_accuracy(s, meaning) for s in similarity]),
         accuracy_knocked_out=np.array([nearest_neighbour_accuracy(s, meaning) for s in similarity_out]),
         chance=chance_accuracy(int((meaning == 0).sum()), int((meaning == 1).sum())),
-        growth_layer=first_growth(seps), first_token=[p[0] for p in where])
+        growth_layer=first_growth(seps), first_token=[p[0] for p in where],
+        word_map=fit_map(vectors, knocked))
     if result.growth_layer is not None:
         result.head_separation = head_ablations(model, result, hidden, where, report, done, total_steps)
         result.head_costs = seps[result.growth_layer] - result.head_separation

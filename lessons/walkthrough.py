@@ -5,9 +5,12 @@ and the weights mix the values (step 4). Every number is computed here from q, K
 so the walk-through shows the same numbers as the step pages.
 
 Columns: a page may show a key as its own column or fold several keys into one (learned mode hides [CLS] and
-[SEP] as one "[CLS] + [SEP]" column, ui/view.py View.fold). Scores of two keys do not add up, so a folded column
-has no score (NaN in the score frames); e-values, weights and weighted values do add up, so it has their sums:
-the model's whole-sentence row, nothing renormalised.
+[SEP] as one column, lessons/explain.py MARKER_COLUMN). E-values, weights and weighted values add up, so a folded
+column has their sums: the model's whole-sentence row, nothing renormalised. Scores do not add up: a folded column's
+score is the one whose e-value is its keys' e-values added (explain.combined_hidden), as the step pages draw it.
+
+Softmax is shown one way, as step 3's table shows it: e to the power of (score − the row's largest), so the largest
+becomes 1 and the e-values' sum is the one step 3 prints.
 """
 
 from __future__ import annotations
@@ -26,14 +29,11 @@ KEYS_SHOWN_FIRST = 5
 # always), then the rest together.
 SHARES_ONE_BY_ONE = 4
 SHARE_SHOWN_ALONE = 0.01
-# Below this largest scaled score e^score is shown as it is; above it, e^(score - largest), which changes no
-# weight and keeps the bars' numbers readable (e^30 is about 10^13).
-PLAIN_EXP_LIMIT = 12.0
 
 
 @dataclass(frozen=True)
 class Frame:
-    """What one frame of the walk-through draws; NaN = no bar (not computed yet, or a folded column's score)."""
+    """What one frame of the walk-through draws; NaN = no bar (not computed yet)."""
 
     step: int                       # 1–4
     kind: str                       # "key", "rest", "row", "scaled", "exp", "weights", "share", "others", "output"
@@ -54,7 +54,7 @@ class Walkthrough:
     products: np.ndarray            # [n_keys, d_k] q × k_j number by number
     raw: np.ndarray                 # [n_keys] the sums: q·k_j
     scaled: np.ndarray              # [n_keys] raw / √d_k
-    shift: float                    # subtracted before e^ (0 unless the scores are large: PLAIN_EXP_LIMIT)
+    shift: float                    # the row's largest scaled score, subtracted before e^ (as step 3 does)
     exps: np.ndarray                # [n_keys] e^(scaled - shift)
     exp_total: float
     weights: np.ndarray             # [n_keys] exps / exp_total: the attention weights, summing to 1
@@ -67,9 +67,11 @@ class Walkthrough:
         values = np.asarray(values, dtype=np.float64)
         return np.array([values[list(group)].sum() for group in self.groups])
 
-    def score_per_column(self, values) -> np.ndarray:  # [n_keys] -> [n_columns], NaN for a folded column
+    def score_per_column(self, values, scale: float = 1.0) -> np.ndarray:  # [n_keys] -> [n_columns]
+        """Scores per column, a folded column's keys as one key (explain.combined_hidden; scale √d_k for raw)."""
         values = np.asarray(values, dtype=np.float64)
-        return np.array([values[group[0]] if len(group) == 1 else np.nan for group in self.groups])
+        return np.array([values[group[0]] if len(group) == 1 else
+                         scale * np.logaddexp.reduce(values[list(group)] / scale) for group in self.groups])
 
     @property
     def column_weights(self) -> np.ndarray:
@@ -100,7 +102,7 @@ def walk_through(q_row, k, v, query: int, groups=None) -> Walkthrough:
     raw = products.sum(axis=1)
     scale = float(np.sqrt(d_k))
     scaled = core.scale_scores(raw, d_k)
-    shift = float(scaled.max()) if scaled.max() > PLAIN_EXP_LIMIT else 0.0
+    shift = float(scaled.max())
     exps = np.exp(scaled - shift)
     exp_total = float(exps.sum())
     weights = exps / exp_total
@@ -118,7 +120,7 @@ def _frames(walk: Walkthrough, d_v: int) -> list[Frame]:
     none_row = np.full(n_columns, np.nan)
     no_vector = np.full(walk.d_k, np.nan)
     no_output = np.full(d_v, np.nan)
-    raw = walk.score_per_column(walk.raw)
+    raw = walk.score_per_column(walk.raw, walk.scale)
     scaled = walk.score_per_column(walk.scaled)
     single = [c for c, group in enumerate(walk.groups) if len(group) == 1]
     frames = []
@@ -135,7 +137,8 @@ def _frames(walk: Walkthrough, d_v: int) -> list[Frame]:
     frames.append(Frame(1, "row", raw, none_row, no_vector, no_output, ()))
     # Step 2: the same row divided by √d_k, the raw row drawn faint behind it.
     frames.append(Frame(2, "scaled", scaled, raw, no_vector, no_output, ()))
-    # Step 3: e to each score (a folded column: its keys' e-values added up), then divided by their sum.
+    # Step 3: e to each score minus the largest (a folded column: its keys' e-values added up), then divided by
+    # their sum.
     exps, weights = walk.column_exps, walk.column_weights
     frames.append(Frame(3, "exp", exps, none_row, no_vector, no_output, ()))
     frames.append(Frame(3, "weights", weights, none_row, no_vector, no_output, ()))

@@ -4,10 +4,11 @@ the real model on the same words (issue 54)."""
 import streamlit as st
 
 from ui.sections import by_hand
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.settings import settings
 
 s = settings()
+slide_top("pages/by_hand.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Attention by hand")
 by_hand.introduction(s.teaching, by_hand.model_key_size(s))
 by_hand.drawing(s.teaching)

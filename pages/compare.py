@@ -12,13 +12,14 @@ from serving.models import analyze
 from ui import figures
 from ui.model import model_or_stop, warn_if_cut
 from ui.widgets.pickers import layer_head_row
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.settings import COMPARE_CHARS, settings
 from ui.text import layer_head_name, layer_head_tag, md, pct, quote
 
 s = settings()
 teaching = s.teaching
 layer, head = s.layer, s.head
+slide_top("pages/compare.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Compare two sentences")
 st.markdown(
     "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
@@ -56,7 +57,7 @@ for text in texts:
     shown = everything if s.show_special else np.flatnonzero(~analysis.is_special)
     hidden = np.setdiff1d(everything, shown)
     tokens = [analysis.tokens[j] for j in shown]
-    keys = tokens + ([" + ".join(dict.fromkeys(analysis.tokens[j] for j in hidden))] if hidden.size else [])
+    keys = tokens + ([explain.MARKER_COLUMN] if hidden.size else [])
     runs.append({"analysis": analysis, "steps": steps, "shown": shown, "tokens": tokens, "keys": keys,
                  "weights": explain.fold_hidden(steps.weights[shown], shown, hidden)})
 
@@ -87,7 +88,7 @@ for column, text, run in zip(columns, texts, runs):
                                             figures.figure_title(f"{'First' if not outputs[:-1] else 'Second'} sentence · attention weights",
                                                                  text, layer_head_name(layer, head, model.n_layers)),
                                             kind="weights", highlight_row=position, teaching=teaching,
-                                            last_column=(f"{run['keys'][-1].replace(' + ', ' and ')} added up"
+                                            last_column=("[CLS] and [SEP] added up"
                                                          if len(run["keys"]) > len(run["tokens"]) else None)),
                      figures.figure_filename("compare_weights", text, layer_head_tag(layer, head, sep="")), teaching,
                      key=f"fig-compare-{len(outputs)}")
@@ -123,6 +124,6 @@ if (best_layer, best_head) != (layer, head):
     st.button(f"Show {layer_head_name(best_layer, best_head, model.n_layers)}", on_click=st.session_state.update,
               kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
 if not s.show_special:
-    st.caption("“[CLS] + [SEP]” adds up the attention on the two marker tokens the model puts around every "
+    st.caption(f"“{explain.MARKER_COLUMN}” adds up the attention on the two marker tokens the model puts around every "
                "sentence (hidden here, not removed: each row still sums to 1).")
 step_nav("pages/compare.py")

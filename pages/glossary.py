@@ -4,8 +4,10 @@ from ui.sections.glossary import TERMS, anchor
 from ui.model import warn_if_cut
 from ui.settings import FILTER_CHARS, settings
 from ui.text import md
+from ui.widgets.tour import slide_top, step_nav
 
 settings()  # a cold link straight to this page still runs through app.py (its sidebar and navigation)
+slide_top("pages/glossary.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Glossary")
 st.markdown("Every word the pages use that you may not know, in plain words. Links on the other pages open the "
             "entry here in a new tab. Type to filter:")
@@ -19,4 +21,4 @@ if not shown:
 for term in shown:
     st.header(term, anchor=anchor(term), divider="gray")
     st.markdown(TERMS[term])
-st.page_link("pages/home.py", label="Back to the start →")
+step_nav("pages/glossary.py")  # its Next: back to the start

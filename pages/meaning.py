@@ -2,10 +2,13 @@ import streamlit as st
 
 from lessons import meaning as me
 from ui.sections import meaning as sections
+from ui.sections.meaning_map import map_section
 from ui.model import model_or_stop
 from ui.settings import settings
 from ui.text import quote
+from ui.widgets.tour import slide_top, step_nav
 
+slide_top("pages/meaning.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("A word's meaning comes from its sentence")
 s = settings()
 teaching = s.teaching
@@ -25,8 +28,10 @@ st.caption(f"Measured on {result.n_a} sentences of {quote(names[0])} and {result
            f"the model's own vectors of {quote(result.word)}.")
 sections.definitions(result, names, teaching)
 sections.separation_section(result, fact, teaching)
+map_section(result, fact, names, teaching, model.d_model)
 sections.matrix_section(result, fact, names, teaching)
 sections.accuracy_section(result, teaching)
 sections.heads_section(model, result, teaching)
 if not teaching:
     sections.downloads(result, names)
+step_nav("pages/meaning.py")

@@ -6,12 +6,13 @@ from lessons.explain import length_shares
 from lessons.heads import LARGEST_TARGET_SHARE, describe_heads, head_distances
 from ui import figures
 from ui.figures.head_flip import TARGET_WORDS, where_it_goes
-from ui.sections.head_flip import show_head_flip
+from ui.sections.head_flip import drawn_weights, show_head_flip
 from ui.labels import unique_labels
 from ui.model import load_analysis
 from ui.sections.multihead import choose_layer, why_this_layer
 from ui.settings import settings
 from ui.text import head_tag, layer_name, layer_tag, md, pct, people_number, plain_small, shorten
+from ui.widgets.tour import slide_top, step_nav
 
 
 def markers_note(heads, labels, is_special) -> str:
@@ -33,6 +34,7 @@ def markers_note(heads, labels, is_special) -> str:
             f"{'only ' if short else ''}{pct(by_length)}: {verdict}.")
 
 
+slide_top("pages/multihead.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Multi-head attention: 12 heads side by side")
 s = settings()
 model, analysis = load_analysis(s)
@@ -46,7 +48,8 @@ st.markdown(
     f"{model.d_model}×{model.d_head}, so a token can weigh the words in {model.n_heads} ways at once (how alike "
     f"those ways are on your sentence is measured below). Each head does the four steps on its own, the "
     f"{model.n_heads} outputs of {model.d_head} numbers are glued together into one vector of {model.d_model}, and a learned matrix W_O "
-    "mixes them. This page uses the full sequence, [CLS] and [SEP] included, exactly as the model does."
+    "mixes them. This page computes on the full sequence, [CLS] and [SEP] included, exactly as the model does"
+    + ("." if s.show_special else "; its pictures draw the two as one column, as the step pages do.")
 )
 st.latex(r"\text{head}_h = \operatorname{softmax}\!\left(\frac{XW_Q^{h}(XW_K^{h})^{\top}}{\sqrt{d_k}}\right)XW_V^{h}"
          r"\qquad \text{MultiHead}(X) = [\text{head}_1;\dots;\text{head}_{12}]\,W_O")
@@ -74,14 +77,15 @@ if not teaching:
 
 labels = describe_heads(weights, tokens, analysis.is_special)
 titles = [f"{head_tag(h)}: {where_it_goes(name, share)}" for h, (name, share) in enumerate(labels)]
-# The sidebar's selected token (among the shown tokens) in the full sequence: a slide's focus view shows its row.
-shown = [j for j in range(len(tokens)) if s.show_special or not analysis.is_special[j]]
-figures.show(figures.small_multiples(list(weights), unique_labels(tokens), titles,
+# Drawn as the step pages draw weights: hidden [CLS]/[SEP] as one column. The selected token is a drawn row.
+drawn, row_labels, key_labels = drawn_weights(s, analysis, weights)
+selected = min(s.token, len(row_labels) - 1)
+figures.show(figures.small_multiples(list(drawn), row_labels, titles,
                                      f"{layer_name(layer, model.n_layers, capital=True)}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
-                                     teaching=teaching, selected=shown[min(s.token, len(shown) - 1)]),
+                                     teaching=teaching, selected=selected, key_tokens=key_labels),
              figures.figure_filename("multihead_heads", s.sentence, layer_tag(layer)), teaching)
 
-show_head_flip(s, model, analysis, shown[min(s.token, len(shown) - 1)])
+show_head_flip(s, model, analysis, selected)
 
 st.header("Where each head's attention goes on this sentence")
 counts: dict[str, list[int]] = {}
@@ -133,3 +137,4 @@ for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after
                                             column_groups=model.d_head if by_head else None),
                      figures.figure_filename(f"multihead_{name}", s.sentence, layer_tag(layer)), teaching,
                      key=f"mh-{name}")
+step_nav("pages/multihead.py")

@@ -4,9 +4,12 @@ from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, mod
 from ui.sections.meaning import meaning_quiz
 from ui.model import warn_if_cut
 from ui.settings import ANSWER_CHARS, keep_widget_value
-from ui.text import md, quote, shorten
+from ui.sections.answer_key import answer_key_html
+from ui.text import md, quote, shorten, slug
 from ui.view import current_view
+from ui.widgets.tour import slide_top, step_nav
 
+slide_top("pages/quiz.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Check yourself")
 st.markdown("Questions about self-attention, answered with **your sentence's** numbers. Choose an answer to see "
             "whether it is right and why. For the open questions, write your answer first, then compare.")
@@ -24,7 +27,12 @@ choices = {q.key: saved.get(answer_key(sentence, q.key)) for q in questions}
 right, answered, total = score(questions, choices)
 score_line = f"Score: **{right} right** of {answered} answered ({total} questions with choices)."
 st.markdown(score_line)
-# Off by default: a student answers first. On, the page is an answer key a teacher can print or screenshot.
+# For the teacher: the same questions and answers as one printable file (made only when clicked).
+st.download_button("⬇️ The answer key as a printable HTML file (opens offline, for class)",
+                   lambda: answer_key_html(questions, sentence, view.label),
+                   file_name=f"answer_key_{slug(sentence)}.html", mime="text/html", key="quiz-answer-key",
+                   on_click="ignore")
+# Off by default: a student answers first. On, the page is an answer key a teacher can read on screen.
 if st.toggle("Show all answers", value=False, key="quiz_show_answers",
              help="Every question with its right answer, the reason and the page that explains it."):
     st.caption(f"Answer key for {md(view.label)}, on your sentence: “{md(shorten(sentence, 120))}”.")
@@ -70,3 +78,4 @@ for group in GROUPS:
 st.markdown(score_line)
 st.caption(f"Numbers computed from: {md(view.label)}. A new sentence starts a fresh quiz; going back to an "
            "earlier sentence brings its answers back.")
+step_nav("pages/quiz.py")

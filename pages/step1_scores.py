@@ -6,7 +6,7 @@ from ui import figures, readouts, tables
 from ui.sections import whys
 from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.text import quote
 
 
@@ -107,4 +107,5 @@ def follow_the_selected_token(view):
     step_nav("pages/step1_scores.py")
 
 
+slide_top("pages/step1_scores.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 1 · Compare every query with every key", follow_the_selected_token)

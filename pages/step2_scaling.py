@@ -7,7 +7,7 @@ from ui import figures, readouts
 from ui.sections import whys
 from ui.sections.step_page import figure_pair, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.text import pct, quote
 
 
@@ -112,4 +112,5 @@ def follow_the_selected_token(view):
     step_nav("pages/step2_scaling.py")
 
 
+slide_top("pages/step2_scaling.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 2 · Scale the scores by √d_k", follow_the_selected_token)

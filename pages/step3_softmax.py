@@ -6,7 +6,7 @@ from ui import figures, readouts, tables
 from ui.sections import whys
 from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.text import pct, quote
 
 
@@ -94,4 +94,5 @@ def follow_the_selected_token(view):
     step_nav("pages/step3_softmax.py")
 
 
+slide_top("pages/step3_softmax.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 3 · Softmax turns scores into attention weights", follow_the_selected_token)

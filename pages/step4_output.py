@@ -7,7 +7,7 @@ from ui.sections import whys
 from ui.sections.history import before_self_attention
 from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
-from ui.widgets.tour import step_nav
+from ui.widgets.tour import slide_top, step_nav
 from ui.text import pct, quote
 
 
@@ -84,7 +84,7 @@ def follow_the_selected_token(view):
     st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
                 "to the next layer, which repeats the whole process.")
     st.page_link("pages/meaning.py", icon="📏",
-                 label="What these outputs achieve, measured: a word's meaning comes from its sentence →")
+                 label="What these outputs achieve, as a picture: a word's vectors in many sentences, layer by layer →")
     if not teaching:
         st.caption(f"Check: the rows add up to the output to within {check:.1e}." if check >= 1e-5 else
                    "Check: the rows add up to the output (difference less than 0.00001).")
@@ -94,4 +94,5 @@ def follow_the_selected_token(view):
     step_nav("pages/step4_output.py")
 
 
+slide_top("pages/step4_output.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 4 · The output is a weighted mix of the values", follow_the_selected_token)

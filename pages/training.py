@@ -6,9 +6,11 @@ from ui.sections import training_jacobian
 from ui.sections import training_lab as sections
 from ui.model import model_or_stop
 from ui.settings import settings
+from ui.widgets.tour import slide_top, step_nav
 
 D_K_OPTIONS = [4, 8, 16, 32, 64, 128, 512]
 
+slide_top("pages/training.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Training lab: watch one attention head learn")
 s = settings()
 teaching = s.teaching
@@ -56,3 +58,4 @@ sections.comparison_section(model, task, compare_runs, teaching)
 sections.how_computed(run, seed)
 training_jacobian.jacobian_section(teaching)
 st.page_link("pages/step3_softmax.py", label="Back to step 3, softmax")
+step_nav("pages/training.py")

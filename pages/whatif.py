@@ -10,7 +10,9 @@ from ui.widgets.parity import parity_badge
 from ui.text import pct, quote
 from ui.view import current_view, steps_for
 from ui.sections.whatif import decoder_section, no_softmax_text, word_order_section
+from ui.widgets.tour import slide_top, step_nav
 
+slide_top("pages/whatif.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()
 s = view.settings
@@ -65,8 +67,15 @@ focus = i
 entropy_change = np.zeros(len(tokens))
 if choice == "no √d_k scaling":
     focus, entropy_change = explain_rows.scaling_contrast_row(base.raw, base.d_k, shown_rows, i)
-row_note = (f"For {quote(tokens[focus])}: the largest weight is {pct(normal.weights[focus].max())} normally and "
-            f"{pct(run.weights[focus].max())} here.")
+
+
+def drawn(weights):  # the step pages' way: the shown rows, hidden [CLS]/[SEP] as one column (view.fold)
+    return weights if view.is_toy else view.fold(weights[shown_rows])
+
+
+drawn_focus = int(np.flatnonzero(shown_rows == focus)[0])
+row_note = (f"For {quote(tokens[focus])}: the largest weight is {pct(drawn(normal.weights)[drawn_focus].max())} "
+            f"normally and {pct(drawn(run.weights)[drawn_focus].max())} here.")
 if choice == "no √d_k scaling" and entropy_change[focus] < 0.25:
     row_note = readouts.no_contrast_note(entropy_change, shown_rows) + row_note
 elif focus != i:
@@ -75,22 +84,23 @@ elif focus != i:
                 f"({entropy_change[focus]:.2f} bits). " + row_note)
 # One colour range for both outputs, so a change in size shows as a change in colour.
 output_bound = float(max(np.abs(normal.output).max(), np.abs(run.output).max())) or 1.0
-left, right = figure_pair(teaching, len(tokens))
+left, right = figure_pair(teaching, len(view.key_labels))
 for column, name, steps in ((left, "normal", normal), (right, labels[choice], run)):
     with column:
         # Scores used as weights go below 0 and above 1: a signed scale, not the 0..1 one of shares.
         signed = name == labels["no softmax"]
-        figures.show(figures.matrix_heatmap(steps.weights, tokens, tokens,
+        figures.show(figures.matrix_heatmap(drawn(steps.weights), view.labels, view.key_labels,
                                             figures.figure_title(f"Weights · {name}", s.sentence, view.short_label),
-                                            kind="signed" if signed else "weights", highlight_row=focus, teaching=teaching,
+                                            kind="signed" if signed else "weights", highlight_row=drawn_focus,
+                                            teaching=teaching, last_column=view.last_column("weights"),
                                             # half-width: smaller cells (a score's sign and digits need more; on a
                                             # slide the browser decides what fits)
                                             value_limit=None if teaching else (12 if signed else 8)),
                      figures.figure_filename(f"whatif_{name}", s.sentence, view.code), teaching,
                      key=f"lab-w-{name}")
-        figures.show(figures.matrix_heatmap(steps.output, tokens, None,
+        figures.show(figures.matrix_heatmap(steps.output[shown_rows], view.labels, None,
                                             figures.figure_title(f"Output · {name}", s.sentence, view.short_label),
-                                            kind="vectors", highlight_row=focus, teaching=teaching,
+                                            kind="vectors", highlight_row=drawn_focus, teaching=teaching,
                                             x_title="dimension", y_title="token", bound=output_bound),
                      figures.figure_filename(f"whatif_out_{name}", s.sentence, view.code), teaching,
                      key=f"lab-o-{name}")
@@ -136,3 +146,4 @@ st.markdown(explain.get(choice, "") + " " + row_note)
 whys.show_whatif(view)
 word_order_section(view)
 decoder_section(view, runs["causal (decoder) mask"], tokens)
+step_nav("pages/whatif.py")

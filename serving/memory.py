@@ -5,7 +5,7 @@ is ~25 MB of hidden states and attentions, so eight entries (and their copies) o
 Here every value is stored once, shared read-only, and the least recently used ones leave when the total
 passes the budget (the per-sentence model passes every session shares). Besides: two malloc arenas, freed heap
 handed back to the system (a trimmer thread), the long-lived libraries hidden from the garbage collector, and
-runs on long inputs one at a time.
+a text's cost counted in tokens (serving/queue.py gives costly runs their turns).
 """
 
 from __future__ import annotations
@@ -92,8 +92,11 @@ class ByteBudgetCache:
 
     def __init__(self, budget_bytes: int, max_computing: int = 2, large_bytes: int = 4 * 2**20,
                  large_idle_seconds: float = 20.0, clock: Callable[[], float] = time.monotonic,
-                 max_entries: int | None = None):
+                 max_entries: int | None = None, empties_when_server_idle: bool = False):
         self.budget_bytes, self.max_entries = budget_bytes, max_entries
+        # The visitors' own sentences: once nobody has run a page for SERVER_IDLE_SECONDS, everything unread that
+        # long leaves (forget_unread), so a server after a class comes back to its fresh idle, not +100 MB.
+        self.empties_when_server_idle = empties_when_server_idle
         # A value this large is one student's long text, which nobody else will ask for: after this long
         # unread it leaves (forget_idle), so a server left idle after a class shrinks back.
         self.large_bytes, self.large_idle_seconds, self._clock = large_bytes, large_idle_seconds, clock
@@ -168,6 +171,15 @@ class ByteBudgetCache:
                 self._last_read.pop(key, None)
         return dropped
 
+    def forget_unread(self, seconds: float) -> int:
+        """Drop every value nobody has read for `seconds`, whatever its size; returns the bytes dropped."""
+        now, dropped = self._clock(), 0
+        with self._lock:
+            for key in [k for k in self._entries if now - self._last_read.get(k, now) >= seconds]:
+                dropped += self._entries.pop(key)[1]
+                self._last_read.pop(key, None)
+        return dropped
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
@@ -176,6 +188,32 @@ class ByteBudgetCache:
 
 
 _caches: "weakref.WeakSet[ByteBudgetCache]" = weakref.WeakSet()
+
+
+# After this long without a page run the server is idle: the visitors' sentences leave (a class's hundreds of
+# sentences filled the 100 MB sentence cache and kept it; measured in bench/fairness.py, docs/deploying.md).
+SERVER_IDLE_SECONDS = 30.0
+_runs = {"running": 0, "last": time.monotonic()}
+_runs_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def page_running():
+    """Around a page run (serving/queue.py page_turn): the server is not idle while it runs."""
+    with _runs_lock:
+        _runs["running"] += 1
+    try:
+        yield
+    finally:
+        with _runs_lock:
+            _runs["running"] -= 1
+            _runs["last"] = time.monotonic()
+
+
+def server_idle_seconds() -> float:
+    """How long no page has run (0 while one runs)."""
+    with _runs_lock:
+        return 0.0 if _runs["running"] else time.monotonic() - _runs["last"]
 
 
 _trimmer_started = threading.Event()
@@ -208,19 +246,22 @@ def start_memory_trimmer(interval_seconds: float = 10.0) -> None:
     def trim_forever():
         while True:
             time.sleep(interval_seconds)
+            idle = server_idle_seconds() >= SERVER_IDLE_SECONDS
             for cache in list(_caches):
                 cache.forget_idle()
+                if idle and cache.empties_when_server_idle:
+                    cache.forget_unread(SERVER_IDLE_SECONDS)
             release_free_memory()
 
     threading.Thread(target=trim_forever, name="memory-trimmer", daemon=True).start()
 
 
 # A page's own temporary arrays and figures for a long text are tens of MB; a class sending long texts at
-# once would add them all up. Runs on inputs of this many tokens and more (the model reads at most 256) take
-# turns, one at a time; ordinary sentences never wait. Counted in tokens, the model's work: 599 characters of
-# Chinese are 601 tokens (the model's full 256, as much work as 3,000 characters of English), 600 of English ~130.
+# once would add them all up. Runs whose texts cost at least one pass over this many tokens (the model reads at most
+# 256) take turns in the costly lane of serving/queue.py; ordinary sentences never wait for them. Counted in tokens,
+# the model's work: 599 characters of Chinese are 601 tokens (the model's full 256, as much work as 3,000 characters
+# of English), 600 of English ~130.
 LONG_INPUT_TOKENS = 128
-_long_input_runs = threading.BoundedSemaphore(1)
 
 
 @functools.cache
@@ -247,20 +288,11 @@ def input_tokens(text: str | None) -> int:
     return _counted_tokens(text)
 
 
+def exact_tokens(text: str | None) -> int:
+    """The tokens of a text with [CLS] and [SEP], always counted (a meaning set's short lines add up)."""
+    return _counted_tokens(text or "")
+
+
 @functools.lru_cache(maxsize=256)  # a session reruns with the same texts: about 2 ms for 3,000 characters, once
 def _counted_tokens(text: str) -> int:
     return len(_counting_tokenizer().encode(text).ids)
-
-
-@contextlib.contextmanager
-def long_input_slot(*texts: str):
-    """Around a page run (app.py): wait for the turn if any text is long in tokens, and hand the run's freed
-    memory back to the system after it (a long run's temporary arrays are tens of MB)."""
-    if all(input_tokens(text) < LONG_INPUT_TOKENS for text in texts):
-        yield
-        return
-    with _long_input_runs:
-        try:
-            yield
-        finally:
-            release_free_memory()

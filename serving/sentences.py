@@ -18,7 +18,7 @@ from .memory import ByteBudgetCache
 # Every per-sentence result of every session together: a hosted demo has ~700 MB, the server itself uses
 # ~300, and an idle server should stay under 450.
 SENTENCE_CACHE_BUDGET_BYTES = 100 * 2**20
-SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES)
+SENTENCE_CACHE = ByteBudgetCache(SENTENCE_CACHE_BUDGET_BYTES, empties_when_server_idle=True)
 
 
 def analysis_of(model: AttentionModel, sentence: str) -> SentenceAnalysis:

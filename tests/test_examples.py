@@ -95,7 +95,10 @@ def test_examples_chosen_on_their_own_sentence_are_the_best_of_72(model):
 def example_text(example):
     at = run_app(None, example.sentence, layer=example.layer, head=example.head, mode="learned")
     assert not at.exception, at.exception
-    return next(str(m.value) for m in at.markdown if "What this example shows" in str(m.value))
+    claim = next(str(m.value) for m in at.markdown if "What this example shows" in str(m.value))
+    # What qualifies the claim beyond its one row (every row, the partner sentence) waits behind "More detail".
+    return "\n\n".join([claim] + [str(m.value) for box in at.expander if box.label.startswith("More detail")
+                                   for m in box.markdown])
 
 
 def test_the_next_word_example_states_how_many_words_look_at_the_next_one(model):

@@ -22,6 +22,7 @@ BUILDERS = {
     "vectors heatmap": lambda: figures.matrix_heatmap(SIGNED[:, :4], TOKENS, None, "t", kind="vectors"),
     "row bars": lambda: figures.row_bars(WEIGHTS[0], TOKENS, "t", highlight=1),
     "row bars, plain numbers": lambda: figures.row_bars(SIGNED[0], TOKENS, "t", percent=False),
+    "marker bars": lambda: figures.marker_bars(WEIGHTS[0], TOKENS, [i == 0 for i in range(len(TOKENS))], "t"),
     "compare bars": lambda: figures.compare_bars({"scaled": WEIGHTS[0], "not <scaled>": WEIGHTS[1]}, TOKENS, "t"),
     "line chart": lambda: figures.line_chart([1, 4, 16], {"spread": [1.0, 2.0, 4.0]}, "t", "d_k", "std",
                                              log_x=True),

@@ -37,6 +37,12 @@ def decoded(z) -> np.ndarray:
     return np.asarray(z, dtype=np.float64)
 
 
+def drawn(analysis, weights):  # [..., n, n] -> [..., n_words, n_words + 1]: the words, [CLS]+[SEP] added up
+    words, markers = np.flatnonzero(~analysis.is_special), np.flatnonzero(analysis.is_special)
+    weights = np.asarray(weights)[..., words, :]
+    return np.concatenate([weights[..., words], weights[..., markers].sum(-1, keepdims=True)], axis=-1)
+
+
 def spec_of(model, sentence, selected=1, **kwargs):
     analysis = model.analyze(sentence)
     fig, roles, filename = HF.build(settings_of(sentence, **kwargs), analysis, selected, {"sentence": sentence})
@@ -53,7 +59,9 @@ def test_every_frame_is_the_models_attention_for_its_layer_and_head(model, refer
             frame = spec["frames"][layer * analysis.n_heads + head]
             assert frame["name"] == str(layer * analysis.n_heads + head)
             assert set(frame["data"][0]) == {"type", "z"}  # a frame carries only its numbers
-            np.testing.assert_allclose(decoded(frame["data"][0]["z"]), expected[layer, head], atol=1e-5)
+            # As the step pages draw it: the words' rows, [CLS] and [SEP] added up in one column
+            np.testing.assert_allclose(decoded(frame["data"][0]["z"]), drawn(analysis, expected[layer, head]),
+                                       atol=1e-5)
             role, share = roles[layer][head]
             assert frame["layout"]["title"]["text"] == head_title(layer, head, role, share)
             assert f"layer {layer + 1}, head {head + 1}" in frame["layout"]["annotations"][0]["text"]  # from 1
@@ -93,7 +101,7 @@ def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, te
     assert len(steps) == 72 and spec["layout"]["sliders"][0]["active"] == 2 * 12 + 5
     assert [s["label"] for s in steps if s["label"]] == [f"L{layer + 1}" for layer in range(6)]  # L1…L6: from 1
     assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
-    np.testing.assert_allclose(decoded(spec["data"][0]["z"]), analysis.attentions[2, 5], atol=1e-7)
+    np.testing.assert_allclose(decoded(spec["data"][0]["z"]), drawn(analysis, analysis.attentions[2, 5]), atol=1e-6)
     # The code's layer 2, head 5 is read as layer 3, head 6; its link keeps the code's numbers (old links hold).
     assert spec["layout"]["title"]["text"].startswith(f"Layer {2 + 1}, head {5 + 1}: ")
     link = spec["layout"]["annotations"][0]["text"]
@@ -113,12 +121,13 @@ def test_long_sentences_flip_through_the_focus_window(model):
     analysis, _, _, spec = spec_of(model, FORTY, selected=20, teaching=True)
     assert flip_rows(len(analysis.tokens), 20, True) == range(15, 26)
     z = decoded(spec["frames"][7]["data"][0]["z"])
-    np.testing.assert_allclose(z, analysis.attentions[0, 7, 15:26], atol=1e-7)
-    assert spec["layout"]["yaxis"]["title"]["text"] == "query token · rows 16–26 of 42"
+    words = int((~analysis.is_special).sum())  # the drawn rows: the words, [CLS] and [SEP] one column
+    np.testing.assert_allclose(z, drawn(analysis, analysis.attentions[0, 7])[15:26], atol=1e-6)
+    assert spec["layout"]["yaxis"]["title"]["text"] == f"query token · rows 16–26 of {words}"
     assert all(text.startswith(("the", "cat", "sat", "on", "mat", "and", "dog", "ran"))
                for text in spec["data"][0]["y"])  # every row of the window labelled
     _, _, _, screen = spec_of(model, FORTY, selected=20)
-    assert decoded(screen["frames"][7]["data"][0]["z"]).shape == (42, 42)  # a screen keeps the whole matrix
+    assert decoded(screen["frames"][7]["data"][0]["z"]).shape == (words, words + 1)  # a screen: the whole matrix
     assert flip_rows(FLIP_FULL_TOKENS + 1, 0, False) == range(0, 11)
 
 

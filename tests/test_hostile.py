@@ -1,5 +1,5 @@
 """A public demo tried as a hostile visitor would: typed Markdown/HTML stays text, errors name no server path,
-PyTorch only where allowed, the warm-up worker leaves with its server, a bad disk-cache entry is recomputed."""
+PyTorch only where allowed, the warm-up worker leaves with its server, a disk cache others may write to is not read."""
 
 import io
 import os
@@ -66,8 +66,9 @@ def rendered_texts(at) -> tuple[list[str], list[str]]:
     return markdown, plotly
 
 
-# The app's own links to its glossary carry the sentence percent-encoded ("(" and ")" too): they stay links home.
-OWN_LINK = re.compile(r"\]\((glossary|step[1-4]_\w+|pronoun|multihead|whatif|quiz|compare|training)?"
+# The app's own links to its glossary (and the start page's explanation of the markers, "./") carry the sentence
+# percent-encoded ("(" and ")" too): they stay links home.
+OWN_LINK = re.compile(r"\]\((\./|glossary|step[1-4]_\w+|pronoun|multihead|whatif|quiz|compare|training)?"
                       r"(\?[A-Za-z0-9%+._~=&-]*)?(#[\w-]*)?\)")
 
 
@@ -270,20 +271,31 @@ def test_a_finished_warm_up_ends_cleanly_and_the_server_log_shows_no_traceback(t
         server.terminate()
         server.wait(30)
         log = server_log(server)
-    assert any(cache.rglob("*.npz")), "the warm-up kept nothing: it did not run to its end"
+    assert any(cache.rglob("output.pkl")), "the warm-up kept nothing: it did not run to its end"
     for sign in ("warm-up failed", "Traceback", "Fatal Python error", "exited with"):
         assert sign not in log, log[-3000:]
 
 
-def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monkeypatch):
-    """A well-formed entry whose numbers are NaN (a damaged or tampered file) is not served: the run is trained
-    again and the good result overwrites it."""
-    import dataclasses
+class _RunsCode:
+    """A pickle that, when read, creates a file: what someone else could plant in a cache folder they may write to."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_a_disk_cache_folder_others_may_write_to_is_never_read(model, tmp_path, monkeypatch):
+    """joblib keeps results as pickles, and reading one can run code: once the folder is writable by others, a
+    planted entry is not read (nothing runs) and the result is computed instead."""
+    import pickle
 
     from lessons import training
     from serving import diskcache, shared
 
-    monkeypatch.setenv(diskcache.CACHE_ENV, str(tmp_path))
+    folder = tmp_path / "cache"
+    monkeypatch.setenv(diskcache.CACHE_ENV, str(folder))
     trainings = []
     original = training.train
     monkeypatch.setattr(training, "train", lambda *a, **k: trainings.append(a[0]) or original(*a, **k))
@@ -292,18 +304,18 @@ def test_a_disk_cache_entry_holding_nan_is_computed_again(model, tmp_path, monke
     shared.SHARED_RESULTS.clear()
     try:
         good = shared.training_run(model, **run)
-        key, stamp = (*shared.training_key(model, **run), model.backend), diskcache.fingerprint(model.path)
-        poisoned = dataclasses.replace(good, losses=[float("nan")] * len(good.losses), final_loss=float("nan"))
-        diskcache.save("training", key, stamp, poisoned)
-        assert diskcache.is_valid(good) and not diskcache.is_valid(poisoned)
-        assert diskcache.load("training", key, stamp) is None  # read back, refused
+        marker = tmp_path / "code ran"
+        [entry] = folder.rglob("output.pkl")
+        entry.write_bytes(pickle.dumps(_RunsCode(marker)))
+        folder.chmod(0o777)  # from now on anybody could have written that entry
         shared.SHARED_RESULTS.clear()  # a restarted server
         again = shared.training_run(model, **run)
-        assert len(trainings) == 2 and np.isfinite(again.losses).all() and again.losses == good.losses
-        assert diskcache.load("training", key, stamp).losses == good.losses  # the good result replaced it
-        # NaN where the class allows it (an empty group's mean) is kept
-        honest = dataclasses.replace(good, start_row_grad_saturated=float("nan"))
-        assert diskcache.is_valid(honest)
+        assert not marker.exists(), "a pickle from a folder others may write to was read"
+        assert len(trainings) == 2 and again.losses == good.losses
+        folder.chmod(0o700)  # the folder is private again: the planted entry would be read (the test can fail)
+        shared.SHARED_RESULTS.clear()
+        shared.training_run(model, **run)
+        assert marker.exists()
     finally:
         shared.SHARED_RESULTS.clear()
 

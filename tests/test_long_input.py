@@ -1,11 +1,13 @@
 """Long inputs take turns by the model's work, its tokens, not by characters: 599 characters of Chinese are as many
-tokens as the model reads at most, yet they used to run beside every other long text (30 visitors: 682 MB)."""
+tokens as the model reads at most, yet they used to run beside every other long text (30 visitors: 682 MB).
+(The costly lane's fairness between visitors: tests/test_fair_queue.py.)"""
 
 import threading
 
 import pytest
 
-from serving.memory import LONG_INPUT_TOKENS, input_tokens, long_input_slot
+from serving import queue
+from serving.memory import LONG_INPUT_TOKENS, input_tokens
 
 CHINESE = ("狗追猫因为它饿了老师说" * 60)[:599]  # shorter than the 600 characters that used to count as long
 ENGLISH = "The dog chased the cat because it was hungry, said the teacher. " * 47  # about 3,000 characters
@@ -25,12 +27,12 @@ def _enters_while_a_long_text_runs(text: str) -> bool:
     holding, release, entered = threading.Event(), threading.Event(), threading.Event()
 
     def long_run():
-        with long_input_slot(ENGLISH):
+        with queue.page_turn("another visitor", "tab", queue.run_cost([ENGLISH])):
             holding.set()
             release.wait(30)
 
     def run(texts):
-        with long_input_slot(*texts):
+        with queue.page_turn("a visitor", "tab", queue.run_cost(texts)):
             entered.set()
 
     first = threading.Thread(target=long_run, daemon=True)

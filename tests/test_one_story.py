@@ -126,14 +126,14 @@ def test_step1_and_step2_show_what_step3_counts(name):
     at = run("pages/step1_scores.py", **VIEWS[name])
     me = selected(at)
     scores, rows, keys = heatmap(figures_of(at)["Step 1 · raw scores"])
-    hidden = weight_keys[-1].replace(" + ", ", ")
-    assert keys == weight_keys[:-1] + [f"max({hidden})"]  # the same columns as step 3, hidden ones too
+    assert keys == weight_keys  # the same columns as step 3, the hidden markers as one key too
     assert rows == [r for r in weight_keys[:len(rows)]]
     one_query = figures_of(at)[f"q({rows[me]}) × each key"]["data"][1]
     every_key = decode(one_query["x"]).astype(float)
     best = re.search(r"The biggest sum is with .*?\(\*\*(-?\d+\.\d\d)\*\*\)", "\n".join(text_of(at)))
     assert best and float(best.group(1)) == pytest.approx(every_key.max(), abs=0.006)
-    assert scores[me].max() == pytest.approx(every_key.max(), abs=1e-3)  # the largest score is drawn too
+    # The largest score is drawn too (the markers' one column is at least the larger of their two scores).
+    assert scores[me].max() >= every_key.max() - 1e-3
     assert len(every_key) == len(rows) + 2  # every key the model compares with: [CLS] and [SEP] as rows
 
     at = run("pages/step2_scaling.py", **VIEWS[name])

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from devtools.browser import CHROMIUM, streamlit_server, type_sentence, wait_for_page
+from lessons.explain import MARKER_COLUMN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,7 +109,7 @@ def test_csv_download_is_made_on_click_without_a_rerun(step3):
     assert download.suggested_filename.startswith("step3_weights_cats-chase-mice")
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text())))
     # Learned mode with [CLS]/[SEP] hidden: their share is one folded column, so each row is the model's own.
-    assert rows[0][1:] == ["cats", "chase", "mice", ".", "[CLS] + [SEP]"]
+    assert rows[0][1:] == ["cats", "chase", "mice", ".", MARKER_COLUMN]
     weights = np.array([[float(v) for v in row[1:]] for row in rows[1:]])
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-6)  # the page's softmax rows, as numbers
     page.wait_for_timeout(500)

@@ -11,7 +11,7 @@ from conftest import ROOT, run_app
 from attention import core
 from lessons import explain
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, Settings
-from ui.text import layer_name, pct
+from ui.text import layer_name, md, pct
 from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -60,7 +60,7 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
     text = text_of(run_app("pages/step3_softmax.py", LONG, layer=layer, head=head, special=special, token=token))
     assert f"“it” focuses **{100 * row[best]:.0f}%**" in text
     if not special:
-        assert "[CLS\\] \\+ \\[SEP\\]" in text  # the hidden share is named in the read-out, not dropped
+        assert md(explain.MARKER_COLUMN) in text  # the hidden share is named in the read-out, not dropped
 
 
 def test_softmax_table_last_column_is_the_row_and_products_sum_to_scores(model):

@@ -76,7 +76,8 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     wait_for_row(page, "mice")
     still_teaching(page)
     # An example, one click on the slide.
-    page.locator('[data-testid="stMain"] button', has_text="river bank").first.click()
+    page.locator('.st-key-slide_top [data-testid="stPopover"] button').click()  # the slide's "Examples"
+    page.locator('[data-testid="stPopoverBody"] button', has_text="river bank").first.click()
     wait_for_row(page, "river")
     still_teaching(page)
     # A layer and a head, on the slide's own row: buttons counted from 1, the link in the code's numbers, from 0.
@@ -89,10 +90,10 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     wait_for_page(page)
     still_teaching(page)
     # The next pages, from the slide: attention by hand, then step 1, the head kept on the way.
-    page.locator('[data-testid="stMain"] a', has_text="Next: 0 · Attention by hand").click()
+    page.locator('.st-key-slide_top a', has_text="Next: 0 · Attention by hand").click()  # the slide's first row
     page.wait_for_function("() => location.pathname.endsWith('/by_hand')", timeout=60_000)
     wait_for_page(page)
-    page.locator('[data-testid="stMain"] a', has_text="Next: Step 1").click()
+    page.locator('.st-key-slide_top a', has_text="Next: Step 1").click()
     page.wait_for_function("() => location.pathname.endsWith('/step1_scores')", timeout=60_000)
     wait_for_row(page, "river")
     still_teaching(page)

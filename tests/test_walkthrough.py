@@ -48,11 +48,12 @@ def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, 
     np.testing.assert_allclose(walk.products.sum(axis=1), walk.raw, rtol=0, atol=1e-12)
     np.testing.assert_allclose(walk.raw, view.base.raw[row], rtol=1e-12, atol=1e-9)
     products, scores = explain.query_meets_keys(view.steps.q[i], view.steps.k)  # what step 1 draws
-    raw_columns = walk.score_per_column(walk.raw)
+    raw_columns = walk.score_per_column(walk.raw, walk.scale)
     np.testing.assert_allclose(raw_columns[:n_shown], scores, atol=1e-9)
-    assert math.isnan(raw_columns[-1])  # two scores do not add up: the folded column has none
-    # Step 2: the scaled row, as step 2 draws it.
-    np.testing.assert_allclose(walk.score_per_column(walk.scaled)[:n_shown], view.steps.scaled[i], atol=1e-9)
+    # The folded column's score is step 1's marker column: the two as one key (e-values add up, scores do not).
+    np.testing.assert_allclose(raw_columns, view.drawn_scores()[i], atol=1e-9)
+    # Step 2: the scaled row, as step 2 draws it, the marker column too.
+    np.testing.assert_allclose(walk.score_per_column(walk.scaled), view.drawn_scores(scaled=True)[i], atol=1e-9)
     assert walk.scale == pytest.approx(math.sqrt(view.steps.d_k))
     # Step 3: the weights are the step pages' row and the model's own attention (hidden tokens folded).
     np.testing.assert_allclose(walk.column_weights, view.weights[i], atol=1e-12)
@@ -118,7 +119,7 @@ def test_a_one_word_sentence_has_one_score_and_says_so(model):
         go.Figure(json.loads(WS.build(view)[0].to_json(validate=False)))
 
 
-def test_large_scores_subtract_the_largest_before_e_and_say_so():
+def test_softmax_subtracts_the_largest_before_e_as_step_3_does():
     rng = np.random.default_rng(0)
     q, k, v = rng.standard_normal(16) * 8, rng.standard_normal((5, 16)) * 8, rng.standard_normal((5, 16))
     walk = walk_through(q, k, v, query=1)
@@ -128,11 +129,9 @@ def test_large_scores_subtract_the_largest_before_e_and_say_so():
     labels = list("abcde")
     lines = W.captions(walk, labels, labels, 1)
     assert "minus the largest" in lines[[f.kind for f in walk.frames].index("exp")]
-    small = walk_through(q / 8, k / 8, v, query=1)
-    assert small.shift == 0.0
-    np.testing.assert_allclose(small.exps, np.exp(small.scaled))
-    assert "e to the power of each score:" in W.captions(small, labels, labels, 1)[
-        [f.kind for f in small.frames].index("exp")]
+    small = walk_through(q / 8, k / 8, v, query=1)  # small scores too: one way, step 3's table's
+    assert small.shift == pytest.approx(small.scaled.max()) and small.exps.max() == pytest.approx(1.0)
+    np.testing.assert_allclose(small.exps, explain.softmax_arithmetic(small.scaled)[:, 2], atol=1e-12)
 
 
 def test_long_rows_keep_the_animation_short(model):
@@ -385,7 +384,7 @@ def test_the_html_file_is_built_outside_the_page_run_without_streamlit_warnings(
     view = view_of(model, "I am good.", token=2)
     files = []
     caplog.set_level(logging.WARNING)
-    worker = threading.Thread(target=lambda: files.append(WS.animation_html(view_again(view.settings, model))))
+    worker = threading.Thread(target=lambda: files.append(WS.animation_html(view_again(view.settings))))
     worker.start()
     worker.join()
     assert files and b"Plotly.addFrames" in files[0]

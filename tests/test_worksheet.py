@@ -81,3 +81,25 @@ def test_the_answer_sheet_prints_the_step_pages_numbers(model, name):
         assert value in plain(answer_sheet)
     assert abs(sum(float(v) for v in numbers["weighted"]) - float(numbers["output"])) < 0.002 * len(numbers["value"])
     assert len(numbers["shares"]) == len(view.base_key_labels) and numbers["shares"][view.base_index] in step3_text
+
+
+def printed_pages(browser, page_html: str, paper: str) -> int:
+    """The number of pages Chromium prints the file on (each page object of the PDF)."""
+    page = browser.new_page()
+    try:
+        page.set_content(page_html)
+        return len(re.findall(rb"/Type\s*/Page(?!s)", page.pdf(format=paper)))
+    finally:
+        page.close()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("sentence, shown_tokens", [("I am good.", 4),
+                                                     (CASES["long, [CLS]/[SEP] hidden"]["sentence"], 14)])
+def test_the_worksheet_prints_on_two_pages(browser, model, sentence, shown_tokens):
+    """Issue 55: at 14 tokens it printed on 6. Two pages: the class's sheet, then the answer sheet."""
+    view = sheets(model, dict(sentence=sentence, layer=3, head=1, token=1))[0]
+    assert len(view.shown) == shown_tokens  # the words' tokens; [CLS] and [SEP] add two rows
+    page_html = worksheet_html(view).decode("utf-8")
+    for paper in ("A4", "Letter"):
+        assert printed_pages(browser, page_html, paper) == 2, paper

@@ -78,8 +78,13 @@ def test_term_links_point_at_the_glossary_and_keep_the_sentence():
 
 
 def whys(at):
+    """Each "why" question with its answer: a "### " heading and the text after it, or a "More detail: " box."""
     texts = [m.value for m in at.markdown]
-    return {texts[k][4:]: texts[k + 1] for k in range(len(texts) - 1) if texts[k].startswith("### ")}
+    found = {texts[k][4:]: texts[k + 1] for k in range(len(texts) - 1) if texts[k].startswith("### ")}
+    for box in at.expander:
+        if box.label.startswith("More detail: ") and box.markdown:
+            found[box.label.removeprefix("More detail: ")] = "\n\n".join(m.value for m in box.markdown)
+    return found
 
 
 def test_whys_follow_the_sentence_and_quote_its_numbers():

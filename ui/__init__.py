@@ -9,5 +9,6 @@ By role:
   style and scripts, the by-hand drawing component.
 - figures/: every plotly figure, by kind.
 - At the top, what all of them read: settings.py (the Settings), view.py (the View), model.py (the model as a
-  page asks for it), text.py, labels.py, readouts.py, tables.py, content.py (words kept in content/ text files).
+  page asks for it), turns.py (a page run's turn: serving/queue.py for a browser and its tabs), text.py,
+  labels.py, readouts.py, tables.py, content.py (words kept in content/ text files).
 """

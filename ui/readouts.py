@@ -29,14 +29,13 @@ def best_score(row, labels, me: int | None, hidden=()) -> str:
         return f"a tie between {names} ({row[best]:.2f})"
     text = f"{key_name(labels, best, me)} (**{row[best]:.2f}**)"
     if best in set(int(h) for h in hidden):
-        text += (", a marker token hidden from the matrix: its column there is the larger of the hidden tokens' "
-                 "scores")
+        text += (", a marker token hidden from the matrix: its column there counts [CLS] and [SEP] as one key")
     return text
 
 
 def shares(row, labels, me: int | None, limit: int = 5, floor: float = 0.01, verb: str = "on") -> str:
     """The largest shares of one row of weights, named as the row has them: "72% on “am”, 22% on
-    “[CLS] + [SEP]”, and 6% on the other 2 keys". A uniform row says so."""
+    “[CLS]+[SEP]”, and 6% on the other 2 keys". A uniform row says so."""
     row = np.asarray(row, dtype=np.float64)
     n = len(row)
     if n and np.ptp(row) < 1e-4:

@@ -166,13 +166,3 @@ def settings() -> Settings:
     leave_legacy_pages_mode()
     return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, DEFAULT_LAYER,
                                                          DEFAULT_HEAD, False, 0, False, "")
-
-
-def typed_texts() -> list[str]:
-    """Every text this session's page run may read: the sidebar's sentence, the pronoun page's and the meaning
-    page's own boxes (from the link on a first visit)."""
-    state = st.session_state
-    texts = [state.get("sentence"), state.get("pron_sentence"), st.query_params.get("pron_sentence")]
-    texts += [source.get(key) for key in ("meaning_a", "meaning_b") for source in (state, st.query_params)]
-    texts += [value for key, value in state.items() if str(key).startswith("pron_contrast_")]
-    return [text for text in texts if isinstance(text, str)]

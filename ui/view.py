@@ -9,6 +9,7 @@ import numpy as np
 from attention import core
 from lessons import explain
 from attention.model import AttentionModel, SentenceAnalysis
+from serving import models
 from serving.sentences import analysis_of
 
 from ui.labels import unique_labels
@@ -82,9 +83,8 @@ class View:
 
     @property
     def hidden_label(self) -> str:
-        """The one column that stands for every hidden token, e.g. "[CLS] + [SEP]"."""
-        names = dict.fromkeys(self.analysis.tokens[j] for j in self.hidden)
-        return " + ".join(names)
+        """The one column that stands for the hidden [CLS] and [SEP], in weights and scores alike."""
+        return explain.MARKER_COLUMN
 
     @property
     def key_labels(self) -> list[str]:
@@ -92,12 +92,11 @@ class View:
         return self.labels + ([self.hidden_label] if not self.is_toy and self.hidden.size else [])
 
     def last_column(self, kind: str = "weights") -> str | None:
-        """What the hidden markers' column holds, said in the figure: the two numbers added (weights, so each row
-        still adds up to 1) or the larger of the two (scores, which do not add up); None without one."""
+        """What the hidden markers' column holds, said in the figure: the two weights added (so each row still adds
+        up to 1), or for scores the two as one key (explain.combined_hidden); None without one."""
         if self.is_toy or not self.hidden.size:
             return None
-        names = " and ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
-        return f"{names} added up" if kind == "weights" else f"the larger {'/'.join(names.split(' and '))} score"
+        return "[CLS] and [SEP] added up" if kind == "weights" else "[CLS] and [SEP] as one key"
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
@@ -105,18 +104,18 @@ class View:
 
     @property
     def score_keys(self) -> list[str]:
-        """Columns of a score matrix: the shown tokens, and in learned mode one for the hidden ones' largest score."""
-        names = ", ".join(dict.fromkeys(self.analysis.tokens[j] for j in self.hidden))
-        return self.labels + ([f"max({names})"] if not self.is_toy and self.hidden.size else [])
+        """Columns of a score matrix: the same as the weights' (key_labels), the hidden ones as one key."""
+        return self.key_labels
 
     def drawn_scores(self, scaled: bool = False) -> np.ndarray:  # -> [n_shown, len(score_keys)]
         """The raw (or scaled) scores as steps 1 and 2 draw them: in learned mode the shown tokens' rows over the
-        whole sentence, the hidden tokens as one column with their largest score, so the score pages show what
-        step 3 will count."""
+        whole sentence, the hidden tokens as one key (explain.combined_hidden), so softmax of a drawn scaled row
+        is step 3's drawn row of weights."""
         if self.is_toy:
             return self.steps.scaled if scaled else self.steps.raw
         matrix = (self.full.scaled if scaled else self.full.raw)[self.shown]
-        return explain.largest_hidden(matrix, self.shown, self.hidden)
+        return explain.combined_hidden(matrix, self.shown, self.hidden,
+                                       scale=1.0 if scaled else float(np.sqrt(self.full.d_k)))
 
     @property
     def base_key_labels(self) -> list[str]:
@@ -196,9 +195,12 @@ def current_view() -> View:
     return build_view(s, model, analysis)
 
 
-def view_again(s: Settings, model: AttentionModel) -> View:
+def view_again(s: Settings) -> View:
     """The same view rebuilt from its settings alone, outside a page run (a download made on click). Holding the
-    settings instead of the view keeps a closed tab from pinning a 25 MB model pass after the cache let it go."""
+    settings instead of the view keeps a closed tab from pinning a 25 MB model pass after the cache let it go,
+    and the model is found again by its name (settings.model_name): a visitor-chosen model the registry let go
+    is not kept alive by a button."""
+    model = models.get_model(s.model_name)
     return build_view(s, model, analysis_of(model, s.sentence))
 
 

@@ -26,6 +26,25 @@ def row_bars(values, tokens, title: str, teaching: bool = False, percent: bool =
     return _figure([trace], title, teaching, 360, xaxis=_category_axis(), yaxis=yaxis)
 
 
+MARKER_COLOUR = "#6b7280"  # grey and hatched: the markers read apart from the words without colour too
+
+
+def marker_bars(values, tokens, is_marker, title: str, teaching: bool = False):
+    """One head's whole row (every token the model sees) as bars that add up to 100%, the markers' bars grey and
+    hatched: where the row puts the part the sentence's words did not take."""
+    values = np.asarray(values, dtype=np.float32)
+    trace = {
+        "type": "bar", "x": axis_labels(tokens), "y": values,
+        "marker": {"color": [MARKER_COLOUR if m else "#3b82f6" for m in is_marker],
+                   "pattern": {"shape": ["/" if m else "" for m in is_marker]}},
+        "textposition": "outside", "hovertemplate": "%{x}: %{y:.1%}<extra></extra>",
+    }
+    if len(values) <= 24:
+        trace["text"] = [f"{100 * v:.0f}%" for v in values]
+    return _figure([trace], title, teaching, 300, xaxis=_category_axis(),
+                   yaxis={"range": [0, 1.12], "tickformat": ".0%"})
+
+
 def compare_bars(series: dict[str, np.ndarray], tokens, title: str, teaching: bool = False, percent: bool = True):
     """Several rows side by side (e.g. softmax with and without scaling)."""
     labels = axis_labels(tokens)

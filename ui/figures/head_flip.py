@@ -23,7 +23,11 @@ from ui.figures.matrices import matrix_heatmap
 # sentences flip through the focus window, as a slide does from FOCUS_FROM tokens on.
 FLIP_FULL_TOKENS = 64
 FRAME_MS = 1200  # Play: long enough to read a frame's title
-CONTROLS_PX = 100  # the Play button and the slider, and under them the link to the step pages, above the matrix
+# Above the matrix: a row of Play and Pause, under it the slider across the figure's whole width, and under that the
+# link to the step pages. Play and Pause beside the slider covered its first layers and handle on a phone (issue 55:
+# the slider began at 26% of the width, where Pause ended in a figure under ~770 px), so they have a row of their own.
+BUTTONS_PX = 44
+CONTROLS_PX = 150
 
 
 def frame_name(layer: int, head: int, n_heads: int = 12) -> str:
@@ -59,11 +63,13 @@ def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
 
 
 def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = False, selected: int = 0,
-                  start: tuple[int, int] = (0, 0), head_links: list[list[str]] | None = None) -> go.Figure:
-    """attentions: [layers][heads, n, n] (the model's own weights); tokens: axis labels (unique); roles:
-    [layers][heads] of (role, share) (lessons/heads.py describe_heads); selected: the selected token's row in the
-    full sequence (outlined, and the focus window's centre); start: the frame shown first; head_links: per layer
-    and head, the address of the step pages showing that head (a link under the title of each frame)."""
+                  start: tuple[int, int] = (0, 0), head_links: list[list[str]] | None = None,
+                  key_tokens=None, last_column: str | None = None) -> go.Figure:
+    """attentions: [layers][heads, n, n_keys] (the model's own weights, as drawn); tokens: row labels (unique);
+    key_tokens: column labels when they are not the rows (the hidden markers as one column, said by last_column);
+    roles: [layers][heads] of (role, share) (lessons/heads.py describe_heads); selected: the selected token's row
+    (outlined, and the focus window's centre); start: the frame shown first; head_links: per layer and head, the
+    address of the step pages showing that head (a link under the title of each frame)."""
     n_layers, n_heads = len(attentions), len(attentions[0])
     n = len(tokens)
     rows = flip_rows(n, selected, teaching)
@@ -78,8 +84,9 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
         return f"{head_title(layer, head, role, share)} · “{' '.join(str(sentence).split())}”"
 
     first_layer, first_head = start
-    base = matrix_heatmap(z_of(first_layer, first_head), row_tokens, tokens, title_of(first_layer, first_head),
-                          kind="weights", teaching=teaching, y_title=y_title,
+    base = matrix_heatmap(z_of(first_layer, first_head), row_tokens, key_tokens or tokens,
+                          title_of(first_layer, first_head), kind="weights", teaching=teaching, y_title=y_title,
+                          last_column=last_column,
                           highlight_row=selected - rows.start if selected in rows else None)
     layout = dict(base._layout)
     trace = dict(base._data[0])
@@ -92,6 +99,9 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
     layout["height"] = height
     top = max(0.3, 1 - CONTROLS_PX / plot_px)
     layout["yaxis"] = {**layout["yaxis"], "domain": [0.0, top]}
+    # A line drawn the paper's whole height (the marker column's edge) stops at the matrix, not across the slider.
+    layout["shapes"] = [{**shape, "y1": min(shape.get("y1", 1), top)} if shape.get("yref") == "paper" else shape
+                        for shape in map(dict, layout.get("shapes") or [])]
 
     frames, steps = [], []
     # A link's blue on screen; a slide's text must be dark (every channel ≤ 120: tests/test_screens.py): navy.
@@ -124,8 +134,9 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
                               "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
                               "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR},
                               "buttons": [play, pause]}]
-    layout["sliders"] = [{"active": first_layer * n_heads + first_head, "steps": steps, "x": 0.26, "len": 0.74,
-                          "y": 1.0, "yanchor": "top", "pad": {"t": 0, "b": 0, "r": 16}, "ticklen": 4,
+    layout["sliders"] = [{"active": first_layer * n_heads + first_head, "steps": steps, "x": 0.0, "len": 1.0,
+                          "y": 1 - BUTTONS_PX / plot_px, "yanchor": "top", "pad": {"t": 0, "b": 0, "r": 16},
+                          "ticklen": 4,
                           "currentvalue": {"visible": False},
                           "font": {"size": sizes["tick"], "color": TICK_COLOUR}}]
     layout["meta"] = {**layout.get("meta", {}), "head_flip": {"layers": n_layers, "heads": n_heads,

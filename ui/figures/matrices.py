@@ -138,38 +138,40 @@ def on_a_phone() -> bool:
 
 
 def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teaching: bool = False,
-                    selected: int | None = None):
-    """One small heatmap per head, shared colour scale 0..1, tokens on the axes.
+                    selected: int | None = None, key_tokens=None):
+    """One small heatmap per head, shared colour scale 0..1, tokens on the axes (key_tokens: the columns when they
+    are not the rows, e.g. the words and the hidden markers' one column).
 
     Teaching mode keeps every token's 18 px label: fewer panels a row, each tall enough; from FOCUS_FROM tokens
     on (given the selected token) a focus view instead: the selected token's row in every head, one head a row.
     """
     if teaching and selected is not None and len(tokens) >= FOCUS_FROM:
         token = html.escape(str(tokens[selected]), quote=False)
-        return matrix_heatmap(np.stack([np.asarray(m)[selected] for m in matrices]), titles, tokens, title,
-                              kind="weights", teaching=True, x_title="key token (looked at)",
-                              y_title=f"head · the row of “{token}”")
+        return matrix_heatmap(np.stack([np.asarray(m)[selected] for m in matrices]), titles,
+                              key_tokens or tokens, title, kind="weights", teaching=True,
+                              x_title="key token (looked at)", y_title=f"head · the row of “{token}”")
     n = len(matrices)
     labels = axis_labels(tokens)
-    show_ticks = teaching or len(tokens) <= 20
+    keys = axis_labels(key_tokens) if key_tokens is not None else labels
+    show_ticks = teaching or len(keys) <= 20
     tick_size = font_sizes(True)["tick"] if teaching else 9
     panel_px = 230
     if teaching:  # a row of labels at 18 px needs ~24 px per token
-        columns = max(1, min(columns, SLIDE_FIGURE_WIDTH // (len(tokens) * 24 + 90)))
-        panel_px = max(panel_px, len(tokens) * 24)
+        columns = max(1, min(columns, SLIDE_FIGURE_WIDTH // (len(keys) * 24 + 90)))
+        panel_px = max(panel_px, len(keys) * 24)
     narrow = not teaching and on_a_phone()
     if narrow:  # two panels a row, each title wrapped to its ~170 px
         columns = min(columns, 2)
     panel_titles = [(textwrap.wrap(t, 20) if narrow else [t]) or [t] for t in titles]
     # Between grid rows: the upright token labels of the row above and the head titles of the row below.
-    label_px = int(0.62 * tick_size * max(len(label) for label in labels)) if show_ticks and labels else 0
+    label_px = int(0.62 * tick_size * max(len(label) for label in keys)) if show_ticks and keys else 0
     gap_px = label_px + (40 if teaching else 30) + (16 if narrow else 0)
     rows, x_domains, y_domains, per_row = _multiples_grid(n, columns, gap_px, panel_px)
     traces, axes, subplot_titles = [], {}, []
     for i, matrix in enumerate(matrices):
         suffix = "" if i == 0 else str(i + 1)
         row, column = divmod(i, columns)
-        traces.append({"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
+        traces.append({"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": keys, "y": labels,
                        "colorscale": WEIGHTS_SCALE, "zmin": 0, "zmax": 1, "showscale": i == 0,
                        "colorbar": {"thickness": 10}, "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
                        "hovertemplate": f"{html.escape(titles[i])}<br>%{{y}} → %{{x}}: %{{z:.3f}}<extra></extra>"})

@@ -116,7 +116,7 @@ def hand_over(s: Settings, teaching: bool) -> None:
     hidden = np.flatnonzero(analysis.is_special)
     query = int(next(i for i in shown if analysis.tokens[i] == by_hand.QUERY_WORD))
     tokens = [analysis.tokens[i] for i in shown]
-    labels = tokens + [" + ".join(dict.fromkeys(analysis.tokens[i] for i in hidden))]
+    labels = tokens + [explain.MARKER_COLUMN]
     row = explain.fold_hidden(steps.weights[query], shown, hidden)
     d_k = steps.q.shape[1]
     head_name = layer_head_name(layer, head, model.n_layers)

@@ -7,6 +7,9 @@ from __future__ import annotations
 import html
 from urllib.parse import urlencode
 
+import numpy as np
+
+from lessons import explain
 from lessons.heads import describe_heads
 
 from ui.figures.alt_text import FIGURE_TEXT_LABEL
@@ -33,20 +36,34 @@ def step_page_links(params: dict, n_layers: int, n_heads: int) -> list[list[str]
             for layer in range(n_layers)]
 
 
+def drawn_weights(settings, analysis, weights):  # [..., n, n] -> [..., n_rows, n_keys], row labels, key labels
+    """Weights as the step pages draw them: every token with "Show [CLS] and [SEP]", else the words' rows and
+    their columns plus the hidden markers' weights added up in one column (explain.MARKER_COLUMN)."""
+    rows = np.array([j for j in range(len(analysis.tokens)) if settings.show_special or not analysis.is_special[j]])
+    hidden = np.setdiff1d(np.arange(len(analysis.tokens)), rows)
+    labels = unique_labels(analysis.tokens)
+    row_labels = [labels[j] for j in rows]
+    matrix = explain.fold_hidden(np.asarray(weights)[..., rows, :], rows, hidden)
+    return matrix, row_labels, row_labels + ([explain.MARKER_COLUMN] if hidden.size else [])
+
+
 def build(settings, analysis, selected: int, params: dict | None = None):
-    """The flip-through figure (first frame: the sidebar's layer and head), the roles and the file name."""
+    """The flip-through figure (first frame: the sidebar's layer and head), the roles and the file name.
+    selected: the selected token's row among the drawn rows (drawn_weights)."""
     roles = head_roles(analysis)
     start = (settings.layer, settings.head) if settings.mode == "learned" else (0, 0)
     links = step_page_links(params, analysis.n_layers, analysis.n_heads) if params is not None else None
-    fig = head_flipbook(analysis.attentions, unique_labels(analysis.tokens), roles, settings.sentence,
-                        teaching=settings.teaching, selected=selected, start=start, head_links=links)
+    matrices, rows, keys = drawn_weights(settings, analysis, analysis.attentions)
+    fig = head_flipbook(matrices, rows, roles, settings.sentence, teaching=settings.teaching, selected=selected,
+                        start=start, head_links=links, key_tokens=keys,
+                        last_column="[CLS] and [SEP] added up" if len(keys) > len(rows) else None)
     return fig, roles, figure_filename("multihead_all_heads", settings.sentence, "L1-6H1-12")
 
 
-def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
+def flip_text_html(settings, analysis, roles, selected: int, rows: range) -> str:
     """The figure as text: one sentence, then a table of its 72 frames (layer, head, where its attention goes on
-    this sentence, and where the selected token looks most); all escaped."""
-    tokens = analysis.tokens
+    this sentence, and where the selected token looks most, among the columns drawn); all escaped."""
+    matrices, tokens, keys = drawn_weights(settings, analysis, analysis.attentions)
     token = tokens[selected]
     window = "" if len(rows) == len(tokens) else (f" Each frame shows rows {rows.start + 1}–{rows.stop} of "
                                                   f"{len(tokens)} (the selected token and its neighbours).")
@@ -57,10 +74,10 @@ def flip_text_html(analysis, roles, selected: int, rows: range) -> str:
     rows_html = []
     for layer, layer_roles in enumerate(roles):
         for head, (role, share) in enumerate(layer_roles):
-            row = analysis.attentions[layer][head][selected]
+            row = matrices[layer][head][selected]
             top = int(row.argmax())
             rows_html.append(f"<tr><th scope=\"row\">{people_number(layer)}</th><td>{people_number(head)}</td>"
-                             f"<td>{html.escape(where_it_goes(role, share))}</td><td>{html.escape(str(tokens[top]))} ({pct(float(row[top]))})"
+                             f"<td>{html.escape(where_it_goes(role, share))}</td><td>{html.escape(str(keys[top]))} ({pct(float(row[top]))})"
                              "</td></tr>")
     return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">layer</th>'
             '<th scope="col">head</th><th scope="col">on this sentence, its attention goes</th>'
@@ -77,6 +94,7 @@ def show_head_flip(settings, model, analysis, selected: int) -> None:
     teaching = settings.teaching
     params = view_link_params()  # known, valid keys only (ui/widgets/links.py)
     fig, roles, filename = build(settings, analysis, selected, params)
+    rows_drawn = drawn_weights(settings, analysis, analysis.attentions[:1, :1])[1]
     st.header("Flip through all 72 heads", anchor=ANCHOR)
     if not teaching:
         st.markdown(
@@ -85,10 +103,10 @@ def show_head_flip(settings, model, analysis, selected: int) -> None:
             "this sentence: the target (itself, the token before or after, [CLS], [SEP] or punctuation) that gets "
             "the largest average share of a row, and that share. One sentence shows what a head does here, not a "
             "role it keeps: on another sentence the same head can look elsewhere. **Open … in the step pages** (above the matrix) "
-            f"shows the head on screen step by step, with the row of {quote(analysis.tokens[selected])} selected.")
+            f"shows the head on screen step by step, with the row of {quote(rows_drawn[selected])} selected.")
     st.plotly_chart(fig, config=download_config(filename, teaching, fig._layout.get("height")), key="fig-head-flip")
     with st.expander(FIGURE_TEXT_LABEL):
-        st.html(flip_text_html(analysis, roles, selected, flip_rows(len(analysis.tokens), selected, teaching)))
+        st.html(flip_text_html(settings, analysis, roles, selected, flip_rows(len(rows_drawn), selected, teaching)))
     if teaching:
         return
     st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)",

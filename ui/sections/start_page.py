@@ -9,7 +9,8 @@ from serving.models import analyze
 
 from ui import figures, readouts
 from ui.widgets.pickers import WHOLE_PAGE_RERUN, token_picker
-from ui.sections.step_page import specials_note
+from ui.sections.markers import explain_markers
+from ui.sections.step_page import more_detail
 from ui.widgets.parity import parity_badge
 from ui.widgets.sidebar import draw_token_list
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, PRONOUN_HEAD
@@ -18,14 +19,20 @@ from ui.view import View, current_view
 from ui.sections.walkthrough_section import show_walkthrough
 
 
-def example_claim(view: View) -> None:
-    """While an example's sentence and head are on screen: what it shows, with the live shares it is about, and for
-    the next-word and pronoun examples what the numbers say beyond this one row."""
-    if weights_hidden(view):  # predict first: the class guesses these numbers from the matrix below
-        return
+def example_on_screen(view: View):
+    """The example whose sentence and head are on screen, while its words are drawn; None otherwise."""
     example = next((e for e in EXAMPLES if e.sentence == view.settings.sentence and not view.is_toy
                     and (e.layer, e.head) == (view.settings.layer, view.settings.head)), None)
     if example is None or example.focus not in view.labels or example.target not in view.labels:
+        return None
+    return example
+
+
+def example_claim(view: View) -> None:
+    """While an example's sentence and head are on screen: what it shows, with the live shares it is about (what
+    the numbers say beyond this one row waits behind "More detail": head_details)."""
+    example = None if weights_hidden(view) else example_on_screen(view)  # predict first: the class guesses these
+    if example is None:
         return
     labels = view.labels
     row = view.weights[labels.index(example.focus)]
@@ -36,11 +43,28 @@ def example_claim(view: View) -> None:
            PRONOUN_HEAD else "chosen for it by measuring all 72 heads")
     text = (f"**What this example shows:** {example.shows}. {name} ({how}): {quote(example.focus)} sends "
             f"**{pct(row[labels.index(example.target)])}** of its attention to {quote(example.target)}{against}.")
-    if (example.layer, example.head) == (DEFAULT_LAYER, DEFAULT_HEAD):  # the next-word head: every row, its exceptions
-        text += " " + next_word_reading(view)
-    if example.partner:
-        text += " " + partner_reading(example, view)
     st.markdown(text)
+
+
+def head_details(view: View) -> list[str]:
+    """What qualifies the example's claim and the head's average, for "More detail" under the picture: for the
+    next-word example every row's exceptions, for the pronoun examples the partner sentence, and what the average
+    is over."""
+    if weights_hidden(view) or view.is_toy:
+        return []
+    example = example_on_screen(view)
+    summary = head_summary(view) if example else ""  # without an example it stands above the picture
+    details = [summary] if summary else []
+    if example and (example.layer, example.head) == (DEFAULT_LAYER, DEFAULT_HEAD):  # the next-word head's exceptions
+        details.append(next_word_reading(view))
+    if example and example.partner:
+        details.append(partner_reading(example, view))
+    (pattern, _), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+    if pattern in PATTERN_WORDS and view.hidden.size:
+        details.append(f"The head's average is over all {readouts.token_count(view)} the model sees: the rows of the "
+                       "hidden [CLS] and [SEP] count too, so the drawn rows alone can average more or less."
+                       + readouts.next_token_note(view, pattern))
+    return details
 
 
 def next_word_reading(view: View) -> str:
@@ -76,19 +100,27 @@ def partner_reading(example, view: View) -> str:
 
 def what_the_head_does(view: View) -> None:
     """Above the part that follows the token (none of it names the selected token, so a chip click leaves it):
-    the example's lesson while an example is on screen, and what the head does over every row of the sentence."""
+    the example's lesson while an example is on screen, and what the head does over every row of the sentence;
+    what qualifies them waits behind "More detail" under the picture (head_details)."""
     example_claim(view)
     if weights_hidden(view):
         st.markdown(figures.HIDDEN_TEXT)
-    elif not view.is_toy:  # what the head does on this sentence, measured over every row the model computes
-        (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
-        if pattern in PATTERN_WORDS:
-            st.markdown(f"**What this head does** ({view.label}): on your sentence it sends, on average, "
-                        f"{pct(share)} of each token's attention to {PATTERN_WORDS[pattern]}"
-                        + (f" (over all {readouts.token_count(view)} the model sees: the rows of the hidden "
-                           "[CLS] and [SEP] count too, so the drawn rows alone can average more or less)"
-                           if view.hidden.size else "") + " — follow the dark cells row by row in the matrix below."
-                        + readouts.next_token_note(view, pattern))
+    elif example_on_screen(view) is None:  # with an example on screen its claim says it; this waits in More detail
+        summary = head_summary(view)
+        if summary:
+            st.markdown(summary)
+
+
+def head_summary(view: View) -> str:
+    """What the head does on this sentence, measured over every row the model computes ("" for the toys and for a
+    head with no pattern named)."""
+    if view.is_toy:
+        return ""
+    (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
+    if pattern not in PATTERN_WORDS:
+        return ""
+    return (f"**What this head does** ({view.label}): on average over every row it sends {pct(share)} of a token's "
+            f"attention to {PATTERN_WORDS[pattern]}. Follow the dark cells in the matrix.")
 
 
 def weights_filename(view: View) -> str:
@@ -114,9 +146,8 @@ def follow_the_selected_token():
     focus = ("… where? Guess before the reveal" if hidden  # predict first: its shares wait for the reveal
              else readouts.shares(weights[i], keys, i, limit=4))  # the largest; "0.0% on …" would teach nothing
     st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
-                f"{focus}." + ("" if view.settings.teaching else " Click another token below."))
-    st.markdown(f"▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps): its row of scores "
-                "becoming weights and its output, frame by frame, with the live numbers.")
+                f"{focus}." + ("" if view.settings.teaching else " Click another token below.")
+                + f" ▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps).")
     token_picker(view)
     left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
     with left:
@@ -133,15 +164,19 @@ def follow_the_selected_token():
                                 selected=i, teaching=view.settings.teaching),
             figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
             key="fig-home-lines", revealed_with=weights_filename(view))
-    st.caption("Each row is one token looking (its query); each column a token it looks at (its key). Darker = more "
-               "attention; every row adds up to 100%. On the right, thicker lines = more attention.")
+    st.caption("Each row is a token looking (its query), each column a token it looks at (its key). Darker = more "
+               "attention; every row adds up to 100%. Right: thicker line = more attention.")
     lines = [] if hidden else readouts.every_token_lines(view)
     intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and the weights "
              "its output mixes the value vectors with (step 4: each value times its weight, added up).")
-    every = st.container() if len(lines) <= 12 else st.expander(f"Every token, one line each ({len(lines)} lines)")
+    details = head_details(view)
+    if details:
+        with more_detail("this head over every row of your sentence"):
+            st.markdown("\n\n".join(details))
+    explain_markers(view, weights_filename(view))
     if lines:
-        every.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
-    specials_note(view)
+        with more_detail(f"every token, one line each ({len(lines)} lines)"):
+            st.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
     parity_badge(view)
 
     show_walkthrough(view)

@@ -12,6 +12,7 @@ from ui.settings import (
     settings,
 )
 from ui.view import View, current_view
+from ui.sections.markers import markers_link
 from ui.widgets.parity import parity_badge
 from ui.widgets.pickers import WHOLE_PAGE_RERUN, token_picker
 from ui.widgets.sidebar import draw_token_list
@@ -81,18 +82,17 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     them out (the scores of steps 1 and 2)."""
     if view.is_toy:
         return
-    text = ("**[CLS]** and **[SEP]** are two marker tokens the model adds at the start and the end of every "
-            "sentence. Many heads put much of their attention on them; their values are often short, so it counts "
-            "for less in the output (measured on the multi-head page).")
+    # Explained once, with a picture, on the start page (ui/sections/markers.py): here a few words and a link.
+    text = f"**[CLS]** and **[SEP]**: the two markers the model adds ({markers_link()})."
     if view.hidden.size and not folded:
         text += (f" They are hidden from the matrices, not from the computation: the last column, "
-                 f"“{view.score_keys[-1]}”, shows the larger of their scores in each row, and step 3 shows the "
-                 "share of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
+                 f"“{view.score_keys[-1]}”, counts the two as one key: the score that step 3 turns into their "
+                 "two weights added, the share of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
     elif view.hidden.size:
         text += (f" They are hidden from the picture but not from the numbers: the column "
                  f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
                  "“Show [CLS] and [SEP]” in the sidebar to see them apart.")
-        if scores_too:  # step 2: score matrices (largest hidden score) and a row of weights (their sum) on one page
-            text += (f" In the score matrices the last column, “{view.score_keys[-1]}”, shows the larger of their "
-                     "scores instead: scores do not add up.")
+        if scores_too:  # step 2: score matrices and a row of weights on one page, the same column in both
+            text += (f" In the score matrices the same column, “{view.score_keys[-1]}”, counts the two as one key: "
+                     "scores do not add up, so it holds the score that softmax turns into their weights added.")
     st.caption(text)

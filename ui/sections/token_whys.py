@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from ui.sections.glossary import term_link
+from ui.sections.markers import ANCHOR as MARKERS_ANCHOR
 from ui.readouts import token_count
 from ui.text import quote
 from ui.view import View
@@ -51,8 +52,9 @@ def token_whys(view: View, query: dict[str, str] | None = None) -> Whys:
                      f"{quote(repeated[0])}.")
     special = ("They are shown here." if view.settings.show_special
                else "They are hidden here; tick “Show [CLS] and [SEP]” in the sidebar to see them.")
-    notes.append(f"The model also adds {term_link('[CLS] and [SEP]', '[CLS] and [SEP]', query)} at the start "
-                 f"and end. {special}")
+    why = "" if view.is_toy else f" ([why so much attention goes to them](#{MARKERS_ANCHOR}))"
+    notes.append(f"The model also adds two markers, {term_link('[CLS] and [SEP]', '[CLS] and [SEP]', query)}, at "
+                 f"the start and end{why}. {special}")
     intro = (f"A {term_link('token', 'token', query)} is a piece of text the model reads. It reads "
              f"{token_count(view)}.")
     return [("Why do the tokens look like that?", "\n".join([intro, ""] + [f"- {note}" for note in notes]))]

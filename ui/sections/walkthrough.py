@@ -22,7 +22,7 @@ from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _categor
                              font_sizes, title_block_height)
 from ui.figures.matrices import on_a_phone
 from ui.figures.animation import with_frames
-from ui.sections.walkthrough_text import _num, _pct, captions
+from ui.sections.walkthrough_text import _num, _pct, _power, _sum, captions
 
 if TYPE_CHECKING:  # a type only: the figure is drawn from numbers, without the app's state and model
     from ui.view import View
@@ -161,7 +161,7 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     elif frame.step == 2:
         top_title, bottom_title = "", f"score ÷ √{walk.d_k}"
     elif frame.kind == "exp":
-        top_title, bottom_title = "", "e^score" if not walk.shift else f"e^(score − {_num(walk.shift)})"
+        top_title, bottom_title = "", _power(walk.shift)
     elif frame.step == 3:
         top_title, bottom_title = "", "weight"
     else:
@@ -183,9 +183,9 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     if frame.step == 2:
         board = f"each score ÷ √{walk.d_k} = ÷ {_num(walk.scale)}"
     elif frame.step == 3:
-        power = f"e^(score − {_num(walk.shift)})" if walk.shift else "e^score"
-        board = (f"{power}, all added up: Σ = {_num(walk.exp_total)}" if frame.kind == "exp" else
-                 f"weight = {power} ÷ {_num(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
+        power = _power(walk.shift)
+        board = (f"{power}, all added up: Σ = {_sum(walk.exp_total)}" if frame.kind == "exp" else
+                 f"weight = {power} ÷ {_sum(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
     elif frame.kind == "row":
         board = f"the row of raw scores of “{me}”"
     elif frame.kind == "rest":
@@ -216,12 +216,12 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     """The walk-through as one plotly figure with animation frames, Play/Pause and a slider (all in the browser).
 
     Top: a vector (q × k number by number in step 1; each weighted value and the output in step 4). Bottom: the
-    token's row over the keys: raw scores, scaled, e^score, weights. Each frame carries its step and caption.
+    token's row over the keys: raw scores, scaled, e^(score − largest), weights; each frame has its step and caption.
     """
     labels = axis_labels(columns)
     lines = captions(walk, columns, key_names, query_column)
     query_label = columns[query_column]
-    raw_columns, scaled_columns = walk.score_per_column(walk.raw), walk.score_per_column(walk.scaled)
+    raw_columns, scaled_columns = walk.score_per_column(walk.raw, walk.scale), walk.score_per_column(walk.scaled)
     partials = [f.total for f in walk.frames if f.step == 4] + [f.vector for f in walk.frames if f.step == 4]
     bound = _finite_bound(walk.products)
     out = _finite_bound(*partials)

@@ -64,15 +64,15 @@ def show_walkthrough(view: View) -> None:
             st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
     else:
         filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
-        st.markdown(f"An animation of the row of {quote(view.token_label)} going through the four steps, frame by "
-                    "frame, with the live numbers: its scores, scaled, turned into weights, and its output.")
+        st.markdown(f"An animation: the row of {quote(view.token_label)} through the four steps, with the live "
+                    "numbers.")
         st.button(f"▶ Show the animation for {quote(view.token_label)}", key="walkthrough-show", type="primary",
                   on_click=_show)
-    settings, model = view.settings, view.model  # the buttons' functions keep these, never the view
+    settings = view.settings  # the buttons' functions keep the settings (the model is found by its name), never the view
     # On a slide the downloads wait in a closed box (a slide shows no buttons); their files are slide-sized there.
     with st.expander("For class: the animation as a file, and a printable worksheet") if teaching else st.container():
         with st.container(key="class_downloads"):
-            walkthrough_downloads(settings, model, filename)
+            walkthrough_downloads(settings, filename)
 
 
 def _show() -> None:
@@ -82,7 +82,13 @@ def _show() -> None:
     st.session_state[SHOWN] = True
 
 
-def walkthrough_downloads(settings, model, filename: str) -> None:
+# The how-to for slides, on the slide-size button's "?" rather than in the page's first read.
+SLIDE_HELP = ("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's top "
+              "right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG. The "
+              "worksheet prints from the browser (its answer sheet starts on a new page).")
+
+
+def walkthrough_downloads(settings, filename: str) -> None:
     """The animation's offline file (at slide size from teaching mode, or on request) and the worksheet."""
     import dataclasses
 
@@ -94,18 +100,14 @@ def walkthrough_downloads(settings, model, filename: str) -> None:
     teaching = settings.teaching
     st.download_button("⬇️ The animation as one HTML file at slide size (opens offline, every text ≥ 18 px)"
                        if teaching else "⬇️ The animation as one HTML file (opens offline, for class)",
-                       lambda: animation_html(view_again(settings, model)), file_name=f"{filename}.html",
+                       lambda: animation_html(view_again(settings)), file_name=f"{filename}.html",
                        mime="text/html", key="walkthrough-html", on_click="ignore")
     if not teaching:
         slide = dataclasses.replace(settings, teaching=True)
         st.download_button("⬇️ The same at slide size (every text ≥ 18 px, for a projector)",
-                           lambda: animation_html(view_again(slide, model)), file_name=f"{filename}_slide.html",
-                           mime="text/html", key="walkthrough-html-slide", on_click="ignore")
+                           lambda: animation_html(view_again(slide)), file_name=f"{filename}_slide.html",
+                           mime="text/html", key="walkthrough-html-slide", on_click="ignore", help=SLIDE_HELP)
     st.download_button("⬇️ A printable worksheet: the four steps with blanks for the class, then the answer sheet",
-                       lambda: worksheet_html(view_again(settings, model)),
+                       lambda: worksheet_html(view_again(settings)),
                        file_name=filename.replace("walkthrough_", "worksheet_", 1) + ".html",
                        mime="text/html", key="worksheet-html", on_click="ignore")
-    if not teaching:
-        st.caption("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the "
-                   "figure's top right; the file is that frame. The HTML file also saves every frame at once, as "
-                   "PNG or SVG. The worksheet prints from the browser (its answer sheet starts on a new page).")

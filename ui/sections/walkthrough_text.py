@@ -26,6 +26,16 @@ def _pct(x: float) -> str:
     return "less than 0.1%" if 0 < x < 0.001 else pct(x)
 
 
+def _sum(x: float) -> str:
+    """The e-values' sum with step 3's three decimals, so both pages print the same number."""
+    return f"{x:.3f}"
+
+
+def _power(shift: float) -> str:
+    """Step 3's e-values as step 3's table computes them: e to the power of (score − the row's largest)."""
+    return f"e^(score − {_num(shift)})" if shift >= 0 else f"e^(score + {_num(-shift)})"
+
+
 def _who(column: int, columns: list[str], query_column: int) -> str:
     return "itself" if column == query_column else _q(columns[column])
 
@@ -34,7 +44,7 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
     """One line per frame, plain text (escape it for where it goes). columns: the drawn columns' labels;
     key_names: every key's token (the whole sentence in learned mode)."""
     me = _q(columns[query_column])
-    raw_columns = walk.score_per_column(walk.raw)
+    raw_columns = walk.score_per_column(walk.raw, walk.scale)  # a folded column: its keys as one key
     single = [c for c, group in enumerate(walk.groups) if len(group) == 1]
     folded = [c for c, group in enumerate(walk.groups) if len(group) > 1]
     weights = walk.column_weights
@@ -64,12 +74,13 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             for c in folded:
                 group = walk.groups[c]
                 names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
-                text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}): "
-                         f"not drawn here nor on step 1's page; from step 3 on they share one column.")
+                text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}); "
+                         f"the column {_q(columns[c])} counts them as one key, {_num(raw_columns[c])}: the score "
+                         f"that step 3 turns into their two weights added, as on step 1's page.")
             lines.append(text)
         elif frame.kind == "scaled":
-            c = single[int(np.argmax(np.abs(raw_columns[single])))]
-            raw_row = raw_columns[single]  # the drawn bars: a folded column has no score
+            c = int(np.argmax(np.abs(raw_columns)))
+            raw_row = raw_columns  # the drawn bars, a folded column's too
             scaled_row = raw_row / walk.scale
             lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
                          f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
@@ -79,19 +90,13 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
         elif frame.kind == "exp":
             exps = walk.column_exps
             c = int(np.argmax(exps))
-            score = walk.score_per_column(walk.scaled)[c]
-            whose = (_who(c, columns, query_column) if np.isfinite(score) else
+            whose = (_who(c, columns, query_column) if len(walk.groups[c]) == 1 else
                      f"{_q(columns[c])} (their e-values added)")
-            if walk.shift:
-                lines.append(f"Softmax raises e to the power of each score minus the largest, {_num(walk.shift)} "
-                             f"(this changes no weight and keeps the numbers small): every number turns positive, "
-                             f"the largest, for {whose}, becomes {_num(exps[c])}. They add up to "
-                             f"{_num(walk.exp_total)}.")
-            else:
-                power = f"e^{_num(score)} = " if np.isfinite(score) else ""
-                lines.append(f"Softmax raises e to the power of each score: every number turns positive and big "
-                             f"scores grow fastest ({power}{_num(exps[c])} for {whose}). They add up to "
-                             f"{_num(walk.exp_total)}.")
+            # One way, as step 3's table: minus the row's largest score first, so the largest becomes 1.
+            lines.append(f"Softmax raises e to the power of each score minus the largest, {_num(walk.shift)} "
+                         f"(this changes no weight and keeps the numbers small): every number turns positive, "
+                         f"the largest score's becomes 1; the tallest bar, {whose}, is {_num(exps[c])}. They add up to "
+                         f"{_sum(walk.exp_total)}.")
         elif frame.kind == "weights":
             order = [int(c) for c in np.argsort(-weights, kind="stable")]
             top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
@@ -99,7 +104,7 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             shown_total = sum(round(100 * w) for w in weights)  # what the bars' whole-percent labels add up to
             rounding = (f" (Each bar's label is rounded: together they show {shown_total}%.)"
                         if shown_total != 100 else "")
-            lines.append(f"Each divided by their sum, {_num(walk.exp_total)}: the weights, which add up to 1 "
+            lines.append(f"Each divided by their sum, {_sum(walk.exp_total)}: the weights, which add up to 1 "
                          f"(100%): {parts}.{rounding}")
         elif frame.kind == "share":
             c = frame.columns[0]

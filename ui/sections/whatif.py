@@ -7,7 +7,7 @@ import numpy as np
 import streamlit as st
 
 from attention import core
-from lessons import whatif
+from lessons import explain, whatif
 from serving.sentences import analysis_of
 
 from ui import figures
@@ -179,11 +179,16 @@ def word_order_section(view: View) -> None:
            f"{head_name(int(by_head.argmax()))} (choose it in the Head box above to see order count more)."
            if by_head.argmax() != head else f"the most of the {by_head.size} heads of {layer_name(0)}, which is why "
            f"the lab opens on it (the least: {pct(by_head.min())})."))
+    # The bars as the step pages draw weights: the words, and hidden [CLS]/[SEP] as one bar, their shares added.
+    words = np.arange(analysis.n_tokens) if s.show_special else np.flatnonzero(~analysis.is_special)
+    markers = np.setdiff1d(np.arange(analysis.n_tokens), words)
+    bars = {panel: {name: explain.fold_hidden(row, words, markers) for name, row in pair.items()} for panel, pair in
+            {"no position embeddings": {"your order": order.plain[me], "shuffled": order.placed[me]},
+             "with position embeddings": {"your order": order.model[me], "shuffled": order.model_placed[me]}}.items()}
     figures.show(
         figures.paired_bar_panels(
-            {"no position embeddings": {"your order": order.plain[me], "shuffled": order.placed[me]},
-             "with position embeddings": {"your order": order.model[me], "shuffled": order.model_placed[me]}},
-            labels, figures.figure_title(f"{layer_head_name(0, head, capital=True)} · the row of {labels[me]}, words shuffled",
+            bars, [labels[j] for j in words] + ([explain.MARKER_COLUMN] if markers.size else []),
+            figures.figure_title(f"{layer_head_name(0, head, capital=True)} · the row of {labels[me]}, words shuffled",
                                          s.sentence, "word order"), teaching=teaching),
         figures.figure_filename("whatif_word_order", s.sentence, f"{layer_head_tag(0, head, sep='')}-t{me}"), teaching,
         key="whatif-word-order")

@@ -56,18 +56,22 @@ def worksheet_numbers(view: View) -> dict:
     }
 
 
+# Printed, each sheet fits one A4 or Letter page up to about 20 tokens (issue 55: at 14 tokens the sheets ran to 6
+# pages): the four steps share one table of the selected token's row, a column per number the class writes.
 STYLE = """
-body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 12pt; color: #111; margin: 0 auto; max-width: 190mm;
-       padding: 8mm; line-height: 1.35; }
-h1 { font-size: 17pt; margin: 0 0 4pt; } h2 { font-size: 13.5pt; margin: 14pt 0 4pt; }
-p { margin: 4pt 0; } .sentence { font-size: 13pt; border-left: 4px solid #2563eb; padding-left: 8pt; }
-table { border-collapse: collapse; margin: 6pt 0; } th, td { border: 1px solid #555; padding: 3pt 8pt; }
-th { background: #e5e7eb; font-weight: 600; } td.n { text-align: right; min-width: 22mm; height: 15pt; }
-td.me { background: #fde68a; } .blank { display: inline-block; min-width: 24mm; border-bottom: 1px solid #111; }
+body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 10.5pt; color: #111; margin: 0 auto;
+       max-width: 190mm; padding: 8mm; line-height: 1.3; }
+h1 { font-size: 15pt; margin: 0 0 3pt; }
+p { margin: 3pt 0; } .sentence { font-size: 12pt; border-left: 4px solid #2563eb; padding-left: 8pt; }
+ol.steps { margin: 4pt 0; padding-left: 16pt; } ol.steps li { margin: 2pt 0; }
+table { border-collapse: collapse; margin: 6pt 0; font-size: 9.5pt; width: 100%; }
+th, td { border: 1px solid #555; padding: 2pt 4pt; } th { background: #e5e7eb; font-weight: 600; }
+td.n { text-align: right; height: 15pt; } td.me { background: #fde68a; }
+.blank { display: inline-block; min-width: 24mm; border-bottom: 1px solid #111; }
 .sheet + .sheet { break-before: page; page-break-before: always; }
-.note { color: #333; font-size: 10.5pt; }
-@page { size: A4; margin: 12mm; }
-@media print { body { padding: 0; } }
+.note { color: #333; font-size: 9.5pt; }
+@page { size: A4; margin: 10mm; }
+@media print { body { padding: 0; max-width: none; } table, li { break-inside: avoid; page-break-inside: avoid; } }
 """
 
 
@@ -75,14 +79,25 @@ def _fill(value: str, answers: bool) -> str:
     return f"<b>{html_text(value)}</b>" if answers else '<span class="blank">&nbsp;</span>'
 
 
-def _table(headers: list[str], columns: list[list[str]], keys: list[str], me: int, answers: bool) -> str:
-    head = "".join(f"<th>{html_text(h)}</th>" for h in ["key token"] + headers)
+# The one table: a column per number, grouped under the step that makes it (step 3's weight is step 4's too).
+STEP_COLUMNS = (("Step 1", [("score q·k", "raw")]), ("Step 2", [("score ÷ √d_k", "scaled")]),
+                ("Step 3", [("minus the row's largest", "shifted"), ("e to that power", "exps"),
+                            ("weight", "weights"), ("as a share", "shares")]),
+                ("Step 4", [("value (1st number)", "value"), ("weight × value", "weighted")]))
+
+
+def _table(numbers: dict, keys: list[str], me: int, answers: bool) -> str:
+    steps = "".join(f'<th colspan="{len(columns)}">{step}</th>' for step, columns in STEP_COLUMNS)
+    columns = [(f"{number}. {html_text(name)}", numbers[key]) for number, (name, key) in
+               enumerate((c for _, cs in STEP_COLUMNS for c in cs), start=1)]
+    head = "".join(f"<th>{name}</th>" for name, _ in columns)
     rows = []
     for r, key in enumerate(keys):
         mark = ' class="me"' if r == me else ""
-        cells = "".join(f'<td class="n">{html_text(column[r]) if answers else BLANK}</td>' for column in columns)
+        cells = "".join(f'<td class="n">{html_text(values[r]) if answers else BLANK}</td>' for _, values in columns)
         rows.append(f"<tr><td{mark}>{html_text(key)}</td>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (f'<table><thead><tr><th rowspan="2">key token</th>{steps}</tr><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>")
 
 
 def sheet_html(view: View, numbers: dict, answers: bool) -> str:
@@ -102,25 +117,19 @@ def sheet_html(view: View, numbers: dict, answers: bool) -> str:
         f"“{token}” (highlighted). "
         + ("The live numbers of the app's step pages." if answers else "Fill the blanks from the app's step pages.")
         + f"{hidden}</p>",
-        "<h2>Step 1 · Compare the query with every key</h2>",
-        f"<p>The score of a key is the dot product q(“{token}”) · k(key). Write each score.</p>",
-        _table(["score q·k"], [numbers["raw"]], keys, me, answers),
-        f"<p>The best match is {best_key} with a score of {_fill(numbers['best'][1], answers)}.</p>",
-        "<h2>Step 2 · Scale by √d_k</h2>",
-        f"<p>Each query and key has d_k = {f('d_k')} numbers, so every score is divided by √d_k = {f('sqrt_dk')}."
-        "</p>",
-        "<h2>Step 3 · Softmax turns the scores into weights</h2>",
-        "<p>Subtract the row's largest scaled score from each, raise e to that power, and divide by the sum of "
-        f"the e-values. The e-values add up to {f('exp_sum')}.</p>",
-        _table(["scaled score", "minus the row's largest", "e to that power", "weight", "as a share"],
-               [numbers["scaled"], numbers["shifted"], numbers["exps"], numbers["weights"], numbers["shares"]],
-               keys, me, answers),
-        "<h2>Step 4 · The output is a weighted mix of the values</h2>",
-        f"<p>Each key's value vector, times its weight, is added into the output of “{token}”. For the first "
-        "number of each value vector:</p>",
-        _table(["weight", "value (1st number)", "weight × value"],
-               [numbers["weights"], numbers["value"], numbers["weighted"]], keys, me, answers),
-        f"<p>Their sum is the first number of the output of “{token}”: {f('output')}.</p>",
+        '<ol class="steps">',
+        f"<li><b>Compare the query with every key.</b> The score of a key is the dot product q(“{token}”) · k(key) "
+        f"(column 1). The best match is {best_key} with a score of {_fill(numbers['best'][1], answers)}.</li>",
+        f"<li><b>Scale.</b> Each query and key has d_k = {f('d_k')} numbers, so every score is divided by "
+        f"√d_k = {f('sqrt_dk')} (column 2).</li>",
+        "<li><b>Softmax turns the scores into weights.</b> Subtract the row's largest scaled score from each "
+        f"(column 3), raise e to that power (column 4), and divide by the sum of the e-values, {f('exp_sum')}: the "
+        "weight (column 5, and as a share of 100% in column 6).</li>",
+        f"<li><b>The output is a weighted mix of the values.</b> Each key's value vector, times its weight, is added "
+        f"into the output of “{token}”. For the first number of each value vector (column 7), weight × value is "
+        f"column 8; their sum is the first number of the output of “{token}”: {f('output')}.</li>",
+        "</ol>",
+        _table(numbers, keys, me, answers),
         f"<p>“{token}” puts {f('own')} of its attention weight on itself and {f('words')} on the other words of "
         f"the sentence" + (f"; {f('markers')} goes to [CLS] and [SEP]" if not view.is_toy else "")
         + ". (A weight is not a share of the output: a value vector that is long adds more than its weight.)</p>",

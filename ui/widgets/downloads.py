@@ -44,12 +44,12 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     base = figures.figure_filename(step_name, view.settings.sentence, view.code)
     # The buttons' functions live as long as the tab (and two minutes after it closes): they hold a copy of the
     # one matrix and the settings, never the view, whose model pass is up to 25 MB.
-    matrix, tokens, settings, model = np.array(matrix), list(view.labels), view.settings, view.model
+    matrix, tokens, settings = np.array(matrix), list(view.labels), view.settings
     col_tokens = None if col_tokens is None else list(col_tokens)
     left, right = st.columns(2)
     left.download_button("⬇️ This matrix as CSV", lambda: matrix_csv(matrix, tokens, col_tokens),
                          file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}", on_click="ignore")
-    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view_again(settings, model)),
+    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view_again(settings)),
                           file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
                           mime="application/octet-stream", key=f"npz-{step_name}", on_click="ignore")
 

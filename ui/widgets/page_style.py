@@ -1,4 +1,9 @@
-"""The page's look: readable captions and scrolling boxes, teaching mode's slide layout, the scripts app.py adds."""
+"""The page's look: readable captions and scrolling boxes, teaching mode's slide layout, the scripts app.py adds.
+
+Streamlit has no option for these (its theme is one per server; a slide is one session's), so they select
+Streamlit's own markup: every such selector is listed in ui/widgets/injected_scripts.py with the version it was
+checked on, and tests/test_injected_scripts.py fails when one is added unlisted or, in Chromium, finds nothing.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,11 @@ TEACHING_CSS = """<style>
 [data-testid="stMainBlockContainer"] {padding-top: 3.5rem; padding-left: 3rem; padding-right: 3rem;
                                       max-width: none;}
 .st-key-sentence_inline_box {display: block;}
+/* The slide's first row (ui/widgets/tour.py slide_top): Previous / Next look like buttons, found at a glance. */
+.st-key-slide_top [data-testid="stPageLink-NavLink"] {border: 1px solid rgba(49, 51, 63, 0.35);
+  border-radius: 0.5rem; padding: 0.35rem 0.8rem; justify-content: center; min-height: 2.9rem;}
 [data-testid="stMain"] textarea, [data-testid="stMain"] input,
-[data-testid="stMain"] [data-baseweb="select"] div {font-size: 1.3rem;}
+[data-testid="stMain"] [data-testid="stSelectbox"] div {font-size: 1.3rem;}
 /* A slide shows the picture: no parity badge (warnings and errors stay), downloads or tables. */
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stAlertContentSuccess"]),
 [data-testid="stMain"] [data-testid="stElementContainer"]:has([data-testid="stDownloadButton"]),
@@ -77,7 +85,9 @@ FORMULA_FONTS_HTML = """<script>
 # On every page, in both modes (static CSS, no user text):
 # - captions dark enough to read (Streamlit's own grey, #828180, is 3.9:1 on white; WCAG asks 4.5:1);
 # - a figure's text alternative (figures.show, a collapsed expander) scrolls inside its box when its table is wide;
-# - a phone: nothing wider than the screen; a formula or table wider than its box scrolls inside it.
+# - a phone: nothing wider than the screen; a formula or table wider than its box scrolls inside it;
+# - a page link longer than its line wraps between words: Streamlit keeps it on one line and clips it, which cut
+#   the start page's link to the meaning page mid-word on a phone (issue 55) and the sidebar's in a 1440 px window.
 BASE_CSS = """<style>
 [data-testid="stCaptionContainer"] {color: #4b5563; opacity: 1;}
 [data-selected="true"] [data-testid="stMarkdownContainer"] p {color: #a4161a;}
@@ -85,6 +95,8 @@ BASE_CSS = """<style>
 [data-testid="stMain"] .katex-display {overflow-x: auto; overflow-y: hidden; max-width: 100%;}
 .figure-text {overflow-x: auto; max-width: 100%;}
 .figure-text table {font-size: 0.9rem;}
+[data-testid="stPageLink-NavLink"] > span, [data-testid="stPageLink-NavLink"] p {white-space: normal;
+  overflow: visible; overflow-wrap: normal;}
 @media (max-width: 640px) {
   .st-key-sentence_inline_box {display: block;}
   [data-testid="stMain"] h1 {font-size: 2rem;}

@@ -11,10 +11,13 @@ from ui.settings import (
     Example,
     choose_sentence,
     clean_sentence,
+    settings,
 )
 from ui.text import layer_head_name
 from ui.widgets.sidebar import shown_tokens
 
+# Every page of the menu (app.py), in the order people read them: the tour's Previous / Next. The start page has
+# no Previous; the glossary's Next goes back to the start (tests/test_teaching_everywhere.py holds it to app.py).
 TOUR = [
     ("pages/home.py", "Start"),
     ("pages/by_hand.py", "0 · Attention by hand"),
@@ -23,21 +26,67 @@ TOUR = [
     ("pages/step3_softmax.py", "Step 3 · softmax"),
     ("pages/step4_output.py", "Step 4 · output"),
     ("pages/compare.py", "Compare two sentences"),
-    ("pages/pronoun.py", "Going further: does “it” look at “dog”?"),
+    ("pages/pronoun.py", "Does “it” look at “dog”?"),
+    ("pages/meaning.py", "A word's meaning"),
+    ("pages/multihead.py", "Multi-head attention"),
+    ("pages/whatif.py", "What-if lab"),
+    ("pages/training.py", "Training lab"),
+    ("pages/quiz.py", "Check yourself"),
+    ("pages/glossary.py", "Glossary"),
 ]
+STEP_PAGES = ("pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py", "pages/step4_output.py")
+# Pages that do not read the shared sentence: what the slide's first row says in place of its sentence box.
+OWN_INPUT = {
+    "pages/by_hand.py": "This page has its own four words: drag the query below.",
+    "pages/compare.py": "This page has its own two sentences: type them below.",
+    "pages/pronoun.py": "This page has its own sentence box, below (any sentence with a pronoun).",
+    "pages/meaning.py": "This page has its own word and sentences: choose a set below.",
+    "pages/training.py": "This page trains a new head on made-up sentences: choose a task below.",
+    "pages/glossary.py": "Type a word in the box below to find it.",
+}
+
+
+def _neighbours(current: str) -> tuple[tuple[str, str] | None, tuple[str, str]]:
+    """The pages before and after this one; after the last comes the start again."""
+    i = [path for path, _ in TOUR].index(current)
+    after = TOUR[i + 1] if i + 1 < len(TOUR) else (TOUR[0][0], "back to the start")
+    return (TOUR[i - 1] if i > 0 else None), after
+
+
+def _previous_next(current: str, back, forward, width: str = "content") -> None:
+    before, after = _neighbours(current)
+    # No help= tooltip: with one, Streamlit 1.67 draws each link twice (a second, hidden copy for its tooltip).
+    if before:
+        back.page_link(before[0], label=f"← Previous: {before[1]}", width=width)
+    forward.page_link(after[0], label=f"Next: {after[1]} →", width=width)
 
 
 def step_nav(current: str) -> None:
-    """Previous / Next at the foot of a page of the tour."""
-    paths = [path for path, _ in TOUR]
-    i = paths.index(current)  # the last page of the tour (the first of "Going further") draws no step_nav
+    """Previous / Next at the foot of every page."""
     left, _, right = st.columns([1, 1, 1])
-    if i > 0:
-        left.page_link(TOUR[i - 1][0], label=f"← Previous: {TOUR[i - 1][1]}")
-    if i + 1 < len(TOUR):
-        right.page_link(TOUR[i + 1][0], label=f"Next: {TOUR[i + 1][1]} →")
-    if current != "pages/home.py":  # the animated walk-through (ui/sections/walkthrough.py) is on the start page
+    _previous_next(current, left, right)
+    if current in STEP_PAGES:  # the animated walk-through (ui/sections/walkthrough.py) is on the start page
         st.page_link("pages/home.py", label="▶ Play the four steps for the selected token (on the start page)")
+
+
+def slide_top(current: str) -> None:
+    """Teaching mode's first row, on every page: the sentence box (or what the page reads instead), the examples
+    and Previous / Next, so a teacher runs the lesson with the sidebar put away. One row, above the title, so the
+    page's picture keeps the screen (issue 55). Off a slide it draws nothing."""
+    s = settings()
+    if not s.teaching:
+        return
+    with st.container(key="slide_top"):
+        if current in OWN_INPUT:  # one line of text where the box would be: the row stays one line high
+            note, back, forward = st.columns([6.2, 2.9, 2.9], vertical_alignment="center")
+            note.markdown(OWN_INPUT[current])
+        else:
+            box, examples, back, forward = st.columns([5, 1.2, 2.9, 2.9], vertical_alignment="bottom")
+            with box:
+                _sentence_widget(s.sentence)
+            with examples.popover("Examples", width="stretch"):  # no help=: it draws the button twice (1.67)
+                _example_buttons()
+        _previous_next(current, back, forward, width="stretch")  # a bar of two equal buttons
 
 
 def _type_sentence() -> None:
@@ -47,12 +96,17 @@ def _type_sentence() -> None:
 
 def sentence_box(sentence: str) -> None:
     """The sentence box on the page itself, shown on narrow screens only (page_style.BASE_CSS): on a phone the
-    sidebar hides behind the "»" button, which students do not find."""
+    sidebar hides behind the "»" button, which students do not find. On a slide the first row has it (slide_top)."""
+    if not settings().teaching:
+        _sentence_widget(sentence)
+
+
+def _sentence_widget(sentence: str) -> None:
     st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
     with st.container(key="sentence_inline_box"):
         st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
                      max_chars=MAX_SENTENCE_CHARS,  # the sidebar's limit: one limit for every sentence box
-                     help="The same sentence as in the sidebar: change it here or there.")
+                     help="The same sentence as in the sidebar: change it here or there, then press Ctrl+Enter.")
 
 
 def _use_example(example: Example) -> None:
@@ -67,9 +121,22 @@ def _use_example(example: Example) -> None:
 
 def example_sentences() -> None:
     """One click puts an example sentence in the sidebar (what the user typed before is replaced), with the head
-    measured for its lesson and the word the lesson is about selected."""
+    measured for its lesson and the word the lesson is about selected. On a slide they are in the first row."""
+    if settings().teaching:
+        return
     columns = st.columns([0.9] + [1.1] * len(EXAMPLES))
     columns[0].markdown("**Try an example:**")
     for column, example in zip(columns[1:], EXAMPLES):
-        column.button(example.name, key=f"example-{example.name}",
-                      help=f"{example.sentence} It shows {example.shows} ({layer_head_name(example.layer, example.head)}).", on_click=_use_example, args=(example,), use_container_width=True)
+        with column:
+            _example_button(example)
+
+
+def _example_buttons() -> None:
+    for example in EXAMPLES:
+        _example_button(example)
+
+
+def _example_button(example: Example) -> None:
+    st.button(example.name, key=f"example-{example.name}", on_click=_use_example, args=(example,),
+              help=f"{example.sentence} It shows {example.shows} ({layer_head_name(example.layer, example.head)}).",
+              use_container_width=True)

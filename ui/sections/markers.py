@@ -1,0 +1,71 @@
+"""[CLS] and [SEP], explained once, on the start page, with a picture: a row of weights must give out 100%, and a
+head parks what the sentence's words do not take on the two markers. Every other page refers here (markers_link)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import numpy as np
+import streamlit as st
+
+from ui import figures
+from ui.text import pct, quote
+from ui.view import View
+from ui.widgets.links import view_link_params
+
+ANCHOR = "why-cls-and-sep"
+HOME_URL = "./"  # the start page is the app's default page (app.py): its address is the app's own
+# Below this share the head found its row's 100% in the words: "parks" would overstate it.
+SMALL_SHARE = 0.10
+MOST = 0.5
+
+
+def markers_share(view: View) -> float:
+    """What the selected token's row gives [CLS] and [SEP] together at the head on screen (the model's own row)."""
+    row = view.base.weights[view.base_index]
+    return float(row[np.asarray(view.analysis.is_special, dtype=bool)].sum())
+
+
+def markers_link(label: str = "why heads park attention there") -> str:
+    """A Markdown link to the start page's explanation, on the same sentence and head."""
+    params = view_link_params()
+    return f"[{label}]({HOME_URL}{'?' + urlencode(params) if params else ''}#{ANCHOR})"
+
+
+def marker_sentence(view: View, hidden: bool) -> str:
+    """The one paragraph: the rule (100%), where the rest goes, and this row's measured share, branched."""
+    text = ("**Every row must add up to 100%**, so a head needs somewhere to put what it does not need. The model adds "
+            "two markers to every sentence, **[CLS]** (start) and **[SEP]** (end); a head with little to take from "
+            "the words parks the rest there (grey, hatched bars).")
+    if hidden:
+        return text + " How much goes to them here waits for the reveal."
+    share, me = markers_share(view), quote(view.token_label)
+    if view.analysis.is_special[view.base_index]:
+        text += f" {me} is a marker itself; its row gives the two markers {pct(share)}."
+    elif share >= MOST:
+        text += f" Here this head parks most of the attention of {me} there: **{pct(share)}**."
+    elif share >= SMALL_SHARE:
+        text += f" Here {me} gives them **{pct(share)}**, the words the other {pct(1 - share)}."
+    else:
+        text += (f" Here this head found what it needed in the words: {me} gives the markers only "
+                 f"**{pct(share)}**.")
+    if view.hidden.size:
+        text += f" The matrix above adds the two up in its column “{view.hidden_label}”."
+    return text
+
+
+def explain_markers(view: View, revealed_with: str) -> None:
+    """The heading a link can open, the selected token's whole row as bars beside the paragraph."""
+    if view.is_toy:  # the toys have no markers
+        return
+    teaching = view.settings.teaching
+    hidden = figures.answers_hidden(revealed_with, teaching)
+    st.subheader("[CLS] and [SEP]: where a head parks attention", anchor=ANCHOR)
+    left, right = (st.container(), st.container()) if teaching else st.columns([2, 3])
+    left.markdown(marker_sentence(view, hidden))
+    with right:
+        title = figures.figure_title(f"Where “{view.token_label}” puts its 100%", view.settings.sentence, view.label)
+        figures.show(figures.marker_bars(view.base.weights[view.base_index], view.base_labels,
+                                         view.analysis.is_special, title, teaching),
+                     figures.figure_filename("home_markers", view.settings.sentence, f"{view.code}-t{view.token}"),
+                     teaching, key="fig-home-markers", revealed_with=revealed_with)
