@@ -21,23 +21,23 @@ st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", 
 # url paths of the pages that call ui.widgets.sidebar.draw_token_list from a fragment (the start page and the step pages)
 TOKEN_FRAGMENT_PAGES = ("", "home", "step1_scores", "step2_scaling", "step3_softmax", "step4_output")
 pages = {
-    "Start": [st.Page("pages/home.py", title="What self-attention does", icon="🏠", default=True)],
+    "Start": [st.Page("app_pages/home.py", title="What self-attention does", icon="🏠", default=True)],
     "The four steps": [
-        st.Page("pages/by_hand.py", title="0 · Attention by hand"),
-        st.Page("pages/step1_scores.py", title="1 · Query·Key scores"),
-        st.Page("pages/step2_scaling.py", title="2 · Scaling by √d_k"),
-        st.Page("pages/step3_softmax.py", title="3 · Softmax → weights"),
-        st.Page("pages/step4_output.py", title="4 · Output = weights·V"),
-        st.Page("pages/compare.py", title="Compare two sentences"),
+        st.Page("app_pages/by_hand.py", title="0 · Attention by hand"),
+        st.Page("app_pages/step1_scores.py", title="1 · Query·Key scores"),
+        st.Page("app_pages/step2_scaling.py", title="2 · Scaling by √d_k"),
+        st.Page("app_pages/step3_softmax.py", title="3 · Softmax → weights"),
+        st.Page("app_pages/step4_output.py", title="4 · Output = weights·V"),
+        st.Page("app_pages/compare.py", title="Compare two sentences"),
     ],
     "Going further": [
-        st.Page("pages/pronoun.py", title="Does “it” look at “dog”?"),
-        st.Page("pages/meaning.py", title="A word's meaning comes from its sentence"),
-        st.Page("pages/multihead.py", title="Multi-head attention"),
-        st.Page("pages/whatif.py", title="What-if lab"),
-        st.Page("pages/training.py", title="Training lab"),
-        st.Page("pages/quiz.py", title="Check yourself"),
-        st.Page("pages/glossary.py", title="Glossary", icon="📚"),
+        st.Page("app_pages/pronoun.py", title="Does “it” look at “dog”?"),
+        st.Page("app_pages/meaning.py", title="A word's meaning comes from its sentence"),
+        st.Page("app_pages/multihead.py", title="Multi-head attention"),
+        st.Page("app_pages/whatif.py", title="What-if lab"),
+        st.Page("app_pages/training.py", title="Training lab"),
+        st.Page("app_pages/quiz.py", title="Check yourself"),
+        st.Page("app_pages/glossary.py", title="Glossary", icon="📚"),
     ],
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow

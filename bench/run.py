@@ -154,7 +154,7 @@ def bench_server():
             cold = time.perf_counter() - started
             line(f"cold start to first heatmap, start page (healthy after {healthy:.1f} s)", f"{cold:.1f}",
                  str(COLD_START), "s", ok=COLD_START.met(cold, 0))
-        # A shared link straight to a step page: the legacy-pages rerun and a heavier page come on top.
+        # A shared link straight to a step page: a heavier page comes on top.
         started = time.perf_counter()
         with streamlit_server() as (url, process, healthy):
             page = browser.new_page()
@@ -446,7 +446,7 @@ def bench_journey(journeys: int = 3):
 
 
 def bench_by_hand():
-    """Attention by hand (pages/by_hand.py): the query dragged round the plane in Chromium (bench/by_hand.py)."""
+    """Attention by hand (app_pages/by_hand.py): the query dragged round the plane in Chromium (bench/by_hand.py)."""
     from bench import by_hand
     from devtools.browser import chromium, streamlit_server
 

@@ -17,7 +17,7 @@ CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 # Without the background-networking flags Chromium keeps dialling out, and this network refuses it.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run", "--disable-quic"]
-# URL paths are the file names: Streamlit resolves a first request against pages/ before st.navigation runs,
+# URL paths are the file names: Streamlit resolves a first request against app_pages/ before st.navigation runs,
 # so a custom url_path shows "Page not found" on a cold link.
 PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3": "step3_softmax",
          "step4": "step4_output",
@@ -29,7 +29,7 @@ PAGES = {"home": "", "step1": "step1_scores", "step2": "step2_scaling", "step3":
          "by_hand": "by_hand"}
 
 # The same pages as script files, for the in-process (AppTest) tests: one list, so a new page is tested everywhere.
-PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]
+PAGE_FILES = [f"app_pages/{path or 'home'}.py" for path in PAGES.values()]
 
 
 # Set by tests/conftest.py while a test without the `browser` marker runs: the fast lane (pytest -m "not browser

@@ -18,10 +18,10 @@ from attention import core
 
 from .names import head_name, layer_name
 
-HOME, STEP1, STEP2, STEP3, STEP4 = ("pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py",
-                                    "pages/step3_softmax.py", "pages/step4_output.py")
-PRONOUN, MULTIHEAD, WHATIF = "pages/pronoun.py", "pages/multihead.py", "pages/whatif.py"
-MEANING = "pages/meaning.py"
+HOME, STEP1, STEP2, STEP3, STEP4 = ("app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step2_scaling.py",
+                                    "app_pages/step3_softmax.py", "app_pages/step4_output.py")
+PRONOUN, MULTIHEAD, WHATIF = "app_pages/pronoun.py", "app_pages/multihead.py", "app_pages/whatif.py"
+MEANING = "app_pages/meaning.py"
 PAGE_TITLES = {HOME: "What self-attention does", STEP1: "Step 1 · Query·Key scores",
                STEP2: "Step 2 · Scaling by √d_k", STEP3: "Step 3 · Softmax → weights",
                STEP4: "Step 4 · Output = weights·V", PRONOUN: "Does “it” look at “dog”?",

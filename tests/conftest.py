@@ -122,7 +122,7 @@ def run_app(page=None, sentence=None, **session):
     if sentence is not None:
         at.session_state["sentence"] = sentence
     at.run()
-    if page and page != "pages/home.py":  # home is already the current page
+    if page and page != "app_pages/home.py":  # home is already the current page
         at.switch_page(page)
         at.run()
     return at

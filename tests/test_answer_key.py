@@ -18,7 +18,7 @@ SESSION = dict(layer=3, head=1, token=2)
 
 
 def page_questions(model, sentence):
-    """The questions as pages/quiz.py builds them for these settings (learned mode, markers hidden)."""
+    """The questions as app_pages/quiz.py builds them for these settings (learned mode, markers hidden)."""
     settings = Settings(sentence, "learned", 32, 0, SESSION["layer"], SESSION["head"], False, SESSION["token"],
                         False, "")
     view = build_view(settings, model, model.analyze(sentence))
@@ -50,7 +50,7 @@ def test_the_page_marks_every_answer_of_the_file_right(model):
     # Every open question has its model answer, and every reason (with its live numbers) is in the file.
     assert all(plain(markdown_html(e.reason)) in plain(page) for e in entries)
     # The quiz page itself, given the file's answers: it marks every one right and none wrong.
-    at = run_app("pages/quiz.py", sentence, **SESSION)
+    at = run_app("app_pages/quiz.py", sentence, **SESSION)
     assert not at.exception, at.exception
     radios = at.main.radio
     assert len(radios) == len(choices)

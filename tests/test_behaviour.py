@@ -36,9 +36,9 @@ def all_text(at):
 
 
 def test_layer_and_head_change_the_numbers():
-    base = figure_z(app("pages/step3_softmax.py"))
-    other_head = figure_z(app("pages/step3_softmax.py", head=5))
-    other_layer = figure_z(app("pages/step3_softmax.py", layer=3))
+    base = figure_z(app("app_pages/step3_softmax.py"))
+    other_head = figure_z(app("app_pages/step3_softmax.py", head=5))
+    other_layer = figure_z(app("app_pages/step3_softmax.py", layer=3))
     # The words' rows, and one column for the hidden [CLS] + [SEP] (the model's numbers, not renormalised).
     assert base.shape == other_head.shape == (4, 5)
     assert not np.allclose(base, other_head) and not np.allclose(base, other_layer)
@@ -46,9 +46,9 @@ def test_layer_and_head_change_the_numbers():
 
 
 def test_modes_and_special_tokens_change_the_view():
-    learned = figure_z(app("pages/step3_softmax.py"))
-    identity = figure_z(app("pages/step3_softmax.py", mode="identity"))
-    special = figure_z(app("pages/step3_softmax.py", special=True))
+    learned = figure_z(app("app_pages/step3_softmax.py"))
+    identity = figure_z(app("app_pages/step3_softmax.py", mode="identity"))
+    special = figure_z(app("app_pages/step3_softmax.py", special=True))
     assert special.shape == (6, 6) and identity.shape == (4, 4)
     assert np.all(np.argmax(identity, 1) == np.arange(4))  # the toy is diagonal-dominant
     assert learned.shape == (4, 5)  # learned: one more column, the hidden [CLS] + [SEP]; the toys have none
@@ -56,7 +56,7 @@ def test_modes_and_special_tokens_change_the_view():
 
 
 def test_step3_readout_and_parity_badge_come_from_the_numbers():
-    at = app("pages/step3_softmax.py", special=True)
+    at = app("app_pages/step3_softmax.py", special=True)
     weights = figure_z(at)
     text = all_text(at)
     assert "The same numbers as the model" in text
@@ -65,29 +65,29 @@ def test_step3_readout_and_parity_badge_come_from_the_numbers():
 
 
 def test_random_mode_uses_d_k_and_seed():
-    a = figure_z(app("pages/step1_scores.py", mode="random", dk=8, seed=1), index=3)
-    b = figure_z(app("pages/step1_scores.py", mode="random", dk=8, seed=2), index=3)
+    a = figure_z(app("app_pages/step1_scores.py", mode="random", dk=8, seed=1), index=3)
+    b = figure_z(app("app_pages/step1_scores.py", mode="random", dk=8, seed=2), index=3)
     assert a.shape == (4, 4) and not np.allclose(a, b)
 
 
 def test_empty_sentence_gets_a_message_not_a_traceback():
-    at = app("pages/step1_scores.py", sentence="   ")
+    at = app("app_pages/step1_scores.py", sentence="   ")
     assert any("Type a sentence" in i.value for i in at.info)
 
 
 def test_control_characters_only_get_a_message():
-    at = app("pages/step3_softmax.py", sentence="\u200b\u0007")
+    at = app("app_pages/step3_softmax.py", sentence="\u200b\u0007")
     assert any("0 tokens" in i.value for i in at.info)
 
 
 def test_long_text_is_truncated_with_a_notice():
-    at = app("pages/step3_softmax.py", sentence="word " * 2000)
+    at = app("app_pages/step3_softmax.py", sentence="word " * 2000)
     assert any("only the first 256 tokens" in w.value for w in at.warning)
     # the box keeps as much as it accepts (its max_chars), though the model reads only the first 1,269 characters
     assert at.session_state["sentence"] == ("word " * 2000)[:MAX_SENTENCE_CHARS]
 
 
-@pytest.mark.parametrize("page", ["pages/home.py", "pages/step3_softmax.py", "pages/quiz.py"])
+@pytest.mark.parametrize("page", ["app_pages/home.py", "app_pages/step3_softmax.py", "app_pages/quiz.py"])
 def test_hostile_text_is_escaped_everywhere(page):
     hostile = "<script>alert(1)</script> <img src=x onerror=alert(2)> **bold** $x^2$ `tick` [a](javascript:1)"
     at = app(page, sentence=hostile)
@@ -102,7 +102,7 @@ def test_hostile_text_is_escaped_everywhere(page):
 
 
 def test_pronoun_page_default_and_conclusion_from_numbers():
-    at = app("pages/pronoun.py")
+    at = app("app_pages/pronoun.py")
     text = all_text(at)
     assert "heads** put more attention on “dog”" in text
     assert "differ from the model's own attention by" in text
@@ -113,17 +113,17 @@ def test_pronoun_page_default_and_conclusion_from_numbers():
 
 
 def test_pronoun_page_without_pronoun():
-    at = app("pages/pronoun.py", pron_sentence="The sun rises in the east.")
+    at = app("app_pages/pronoun.py", pron_sentence="The sun rises in the east.")
     assert any("no pronoun" in i.value for i in at.info)
 
 
 def test_pronoun_page_with_multi_piece_candidate():
-    at = app("pages/pronoun.py", pron_sentence="The aardvark chased the wombat because it was hungry.")
+    at = app("app_pages/pronoun.py", pron_sentence="The aardvark chased the wombat because it was hungry.")
     assert any("word pieces" in c.value for c in at.caption)
 
 
 def test_open_head_in_step_pages_carries_the_state():
-    at = app("pages/pronoun.py")
+    at = app("app_pages/pronoun.py")
     at.button(key="pron_open").click()
     at.run()
     assert not at.exception
@@ -162,12 +162,12 @@ def test_no_network_at_run_time(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    at = app("pages/step4_output.py", sentence="Offline works too.")
+    at = app("app_pages/step4_output.py", sentence="Offline works too.")
     assert at.get("plotly_chart")
 
 
-@pytest.mark.parametrize("page", ["pages/home.py", "pages/step1_scores.py", "pages/pronoun.py", "pages/multihead.py",
-                                  "pages/whatif.py", "pages/quiz.py"])
+@pytest.mark.parametrize("page", ["app_pages/home.py", "app_pages/step1_scores.py", "app_pages/pronoun.py", "app_pages/multihead.py",
+                                  "app_pages/whatif.py", "app_pages/quiz.py"])
 def test_broken_model_path_says_how_to_fix(page):
     at = app(page, model="/no/such/model")
     assert any("could not be loaded" in e.value and "bundled" in e.value for e in at.error)
@@ -212,7 +212,7 @@ def test_concurrent_model_passes_do_not_mix(reference):
 def test_every_session_shares_one_model():
     import serving.models
 
-    app("pages/step3_softmax.py", sentence="First session.")
+    app("app_pages/step3_softmax.py", sentence="First session.")
     first = serving.models._load_model(serving.models.resolve_model_name(None))
-    app("pages/step3_softmax.py", sentence="Second session.")
+    app("app_pages/step3_softmax.py", sentence="Second session.")
     assert serving.models._load_model(serving.models.resolve_model_name(None)) is first

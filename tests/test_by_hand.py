@@ -15,7 +15,7 @@ from devtools.browser import CHROMIUM
 from lessons import by_hand
 from lessons.names import layer_head_name
 
-PAGE = "pages/by_hand.py"
+PAGE = "app_pages/by_hand.py"
 PRESET = {p.name: p for p in by_hand.PRESETS}
 
 

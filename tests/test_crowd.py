@@ -1,7 +1,9 @@
 """A class opens the teacher's links at once on a fresh server: every tab gets the app, not a bare page.
 
-Streamlit decides at a server's first session whether pages/ means its old multipage mode, and sessions
-starting together used to import pandas at the same moment; both broke a classroom's first visit.
+When the pages lived in a folder named pages/, Streamlit ran a server's first deep links in its old multipage
+mode, without app.py and its start-up imports (import deadlocks, a bare page); and sessions starting together
+used to import pandas at the same moment. Both broke a classroom's first visit. The pages now live in
+app_pages/ (no old mode), and app.py imports everything first.
 """
 
 import os

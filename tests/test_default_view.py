@@ -59,7 +59,7 @@ def test_the_previous_word_preset_is_still_one_hot(model):
 
 
 def test_the_pages_open_on_the_default_and_its_row_is_drawn_soft():
-    at = run_app("pages/step3_softmax.py")
+    at = run_app("app_pages/step3_softmax.py")
     assert not at.exception, at.exception
     s = at.session_state["_settings"]
     assert (s.sentence, s.layer, s.head, s.token) == (DEFAULT_SENTENCE, DEFAULT_LAYER, DEFAULT_HEAD, 0)
@@ -69,6 +69,6 @@ def test_the_pages_open_on_the_default_and_its_row_is_drawn_soft():
     row = z_of(spec)[0]
     assert row.max() <= 0.9 and (row >= 0.05).sum() >= 2
     # The preset buttons (key "preset-<layer>-<head>") are clicked in Chromium: tests/test_browser.py.
-    home = run_app("pages/home.py")
+    home = run_app("app_pages/home.py")
     assert home.button(key=f"preset-{DEFAULT_LAYER}-{DEFAULT_HEAD}").disabled  # the current head is ticked
     assert not home.button(key="preset-0-2").disabled

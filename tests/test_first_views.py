@@ -35,7 +35,7 @@ def page_layer(at) -> int:
 def test_the_multihead_page_opens_where_heads_differ_most_and_keeps_a_choice(model):
     spreads = {sentence: head_spread(model, sentence) for sentence in SENTENCES}
     widest = {sentence: int(np.argmax(s)) for sentence, s in spreads.items()}
-    at = run_app("pages/multihead.py", SENTENCES[0])
+    at = run_app("app_pages/multihead.py", SENTENCES[0])
     assert not at.exception, at.exception
     assert page_layer(at) == widest[SENTENCES[0]]
     text = " ".join(str(m.value) for m in at.markdown)
@@ -49,7 +49,7 @@ def test_the_multihead_page_opens_where_heads_differ_most_and_keeps_a_choice(mod
 
     kept = {key: at.session_state[key] for key in ("mh_layer", "_mh_layer_kept")}
     for sentence in SENTENCES[1:]:  # a new sentence measures again (the same session's state, carried over)
-        again = run_app("pages/multihead.py", sentence, **kept)
+        again = run_app("app_pages/multihead.py", sentence, **kept)
         assert not again.exception, again.exception
         assert page_layer(again) == widest[sentence], (sentence, spreads[sentence])
         kept = {key: again.session_state[key] for key in ("mh_layer", "_mh_layer_kept")}
@@ -62,7 +62,7 @@ def test_a_layer_chosen_in_the_sidebar_is_the_layer_the_multihead_page_opens_on(
 
     widest = int(np.argmax(head_spread(model, SENTENCES[1])))
     chosen = next(layer for layer in range(6) if layer not in (widest, DEFAULT_LAYER))
-    at = run_app("pages/multihead.py", SENTENCES[1], layer=chosen)
+    at = run_app("app_pages/multihead.py", SENTENCES[1], layer=chosen)
     assert not at.exception, at.exception
     assert page_layer(at) == chosen
 
@@ -105,7 +105,7 @@ def test_the_word_order_demo_opens_on_the_head_where_order_matters_most(model):
     kept = {}
     for sentence in SENTENCES:
         moves = order_moves(model, sentence)
-        at = run_app("pages/whatif.py", sentence, **kept)
+        at = run_app("app_pages/whatif.py", sentence, **kept)
         assert not at.exception, at.exception
         head = at.selectbox(key="order_head").value
         assert head == int(moves.argmax()), (sentence, moves)
@@ -135,7 +135,7 @@ def test_the_lab_shows_a_decoders_view_of_this_head(model):
     for row in range(n):
         e = np.exp(scaled[row, :row + 1] - scaled[row, :row + 1].max())
         expected[row, :row + 1] = e / e.sum()
-    at = run_app("pages/whatif.py", sentence)
+    at = run_app("app_pages/whatif.py", sentence)
     assert not at.exception, at.exception
     spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
                 if "decoder" in json.loads(c.proto.spec)["layout"]["title"]["text"].lower())

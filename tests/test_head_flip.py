@@ -140,7 +140,7 @@ def test_the_spec_stays_small_at_256_tokens(model):
 
 
 def test_the_multihead_page_holds_the_flip_through():
-    at = run_app("pages/multihead.py", "The cat sat on the mat.", token=2, layer=3, head=4)
+    at = run_app("app_pages/multihead.py", "The cat sat on the mat.", token=2, layer=3, head=4)
     assert not at.exception, at.exception
     animated = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
     assert len(animated) == 1 and len(animated[0]["frames"]) == 72
@@ -152,7 +152,7 @@ def test_the_multihead_page_measures_what_attention_to_the_markers_adds(model):
     """Heads whose largest target is [CLS] or [SEP]: the page gives the markers' weight and their part counted as
     weight × the value's length, both computed here from the layer's own values."""
     sentence, layer = "The animal didn't cross the street because it was too tired.", 3
-    at = run_app("pages/multihead.py", sentence)
+    at = run_app("app_pages/multihead.py", sentence)
     at.selectbox(key="mh_layer").set_value(layer).run()  # the page opens on its most varied layer: choose this one
     assert not at.exception, at.exception
     analysis = model.analyze(sentence)

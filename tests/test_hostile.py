@@ -92,7 +92,7 @@ def test_hostile_sentences_stay_plain_text_on_every_page(page):
 def test_hostile_labels_on_the_pronoun_page_buttons_and_choices():
     """The "Use the sidebar's sentence" button (a shared link's sentence in a button label, the issue's image),
     the answer radio and the candidates, with hostile words on both sides."""
-    at = run_app("pages/pronoun.py", HOSTILE, pron_sentence=HOSTILE_B)
+    at = run_app("app_pages/pronoun.py", HOSTILE, pron_sentence=HOSTILE_B)
     assert any(b.label.startswith("Use the sidebar") for b in at.button), "the button under test is not shown"
     assert_nothing_rendered(at, "pronoun, sidebar button")
     at.button(key="pron_use_sidebar").click().run()
@@ -104,7 +104,7 @@ def test_hostile_link_values_and_model_names_stay_plain(monkeypatch, tmp_path):
     monkeypatch.setenv(MODELS_DIR_ENV_VAR, str(tmp_path))
     serving.models.forget_failed_loads()
     try:
-        at = run_app("pages/step1_scores.py", model="![m](http://evil.test/m.png) $x^2$")
+        at = run_app("app_pages/step1_scores.py", model="![m](http://evil.test/m.png) $x^2$")
         assert any("could not be loaded" in e.value for e in at.error)
         assert_nothing_rendered(at, "model field")
     finally:
@@ -140,7 +140,7 @@ def page_text(at) -> str:
 
 @pytest.mark.parametrize("folder", ["broken", "roberta"])
 def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, folder, caplog):
-    at = run_app("pages/step3_softmax.py", model=folder)
+    at = run_app("app_pages/step3_softmax.py", model=folder)
     text = page_text(at)
     assert any(f"“{folder}” is not one this app can read" in e.value for e in at.error), text
     for detail in (str(models_folder), "/tmp", "Error", "safetensors", "Unrecognized", "Traceback"):
@@ -153,7 +153,7 @@ def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, 
 def test_a_too_long_or_control_character_model_name_gets_the_apps_message(models_folder, name):
     with pytest.raises(ModelLoadError, match="at most 255 characters, without control characters"):
         allowed_model_choice(name)
-    at = run_app("pages/step3_softmax.py", model=name)
+    at = run_app("app_pages/step3_softmax.py", model=name)
     assert not at.exception, at.exception
     assert any("at most 255 characters" in e.value for e in at.error), page_text(at)
     assert name[:20] not in page_text(at)  # such a name is not repeated
@@ -164,9 +164,9 @@ def test_two_visitors_never_read_each_others_model_name(models_folder):
     another spelling reads the message with their own words, never the first visitor's."""
     first, second = "broken/../broken/visitoronesecret/..", " broken"
     (models_folder / "broken" / "visitoronesecret").mkdir()
-    at_first = run_app("pages/step3_softmax.py", model=first)
+    at_first = run_app("app_pages/step3_softmax.py", model=first)
     assert any("visitoronesecret" in e.value for e in at_first.error)
-    at_second = run_app("pages/step3_softmax.py", model=second)
+    at_second = run_app("app_pages/step3_softmax.py", model=second)
     assert str(models_folder / "broken") in serving.models._failed_loads  # the same remembered failure
     assert any("“broken” is not one this app can read" in e.value for e in at_second.error), page_text(at_second)
     assert "visitoronesecret" not in page_text(at_second)
@@ -186,11 +186,11 @@ def test_a_visitors_model_never_falls_back_to_pytorch_unless_allowed(models_fold
 
 def test_the_pytorch_check_is_off_unless_the_operator_turns_it_on(monkeypatch):
     monkeypatch.delenv(PYTORCH_ENV_VAR, raising=False)
-    at = run_app("pages/step3_softmax.py")
+    at = run_app("app_pages/step3_softmax.py")
     assert not [b for b in at.button if b.key == "pytorch-check"]
     assert "switched off on this server" in page_text(at) and "ATTENTION_PYTORCH=on" in page_text(at)
     monkeypatch.setenv(PYTORCH_ENV_VAR, "on")
-    assert [b for b in run_app("pages/step3_softmax.py").button if b.key == "pytorch-check"]
+    assert [b for b in run_app("app_pages/step3_softmax.py").button if b.key == "pytorch-check"]
 
 
 def _children(pid: int) -> dict[int, str]:
@@ -444,7 +444,7 @@ def _cut_notices(at) -> list[str]:
 def test_a_pasted_20000_characters_in_the_sidebar_are_cut_to_the_limit_with_a_notice(model):
     from ui.text import md
 
-    at = run_app("pages/step3_softmax.py", PASTE)
+    at = run_app("app_pages/step3_softmax.py", PASTE)
     kept = PASTE[:MAX_SENTENCE_CHARS]
     assert at.session_state["sentence"] == kept and not at.exception
     notices = _cut_notices(at)
@@ -455,7 +455,7 @@ def test_a_pasted_20000_characters_in_the_sidebar_are_cut_to_the_limit_with_a_no
     assert any(f"The {MAX_SENTENCE_CHARS:,} characters kept are {counted} tokens long" in w.value
                and "only the first 256 tokens" in w.value for w in at.warning), [w.value for w in at.warning]
     # a box filled to its limit, the length before any cut unknown (a browser's paste): it says the box is full
-    at = run_app("pages/step3_softmax.py", kept)
+    at = run_app("app_pages/step3_softmax.py", kept)
     assert any("this one is full" in n and md(kept[-30:]) in n for n in _cut_notices(at)), _cut_notices(at)
 
 
@@ -467,13 +467,13 @@ def test_a_link_longer_than_the_box_is_cut_with_a_notice():
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["sentence"] = PASTE
     at.run()
-    at.switch_page("pages/step1_scores.py").run()
+    at.switch_page("app_pages/step1_scores.py").run()
     assert at.session_state["sentence"] == PASTE[:MAX_SENTENCE_CHARS] and not at.exception
     assert any("20,000 characters" in n for n in _cut_notices(at)), [w.value for w in at.warning]
 
 
-BOX_PAGES = ["pages/step3_softmax.py", "pages/pronoun.py", "pages/compare.py", "pages/quiz.py", "pages/glossary.py",
-             "pages/meaning.py"]
+BOX_PAGES = ["app_pages/step3_softmax.py", "app_pages/pronoun.py", "app_pages/compare.py", "app_pages/quiz.py", "app_pages/glossary.py",
+             "app_pages/meaning.py"]
 
 
 @pytest.mark.parametrize("page", BOX_PAGES)
@@ -557,7 +557,7 @@ def _open_meaning_link(params: dict):
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
-    return at.switch_page("pages/meaning.py").run()
+    return at.switch_page("app_pages/meaning.py").run()
 
 
 def test_a_linked_word_longer_than_its_box_is_cut_with_a_notice():

@@ -16,7 +16,7 @@ from ui.settings import DEFAULT_LAYER, MAX_SENTENCE_CHARS
 ODD_NUMBERS = ["²", "①", "٣", "１", "-1", "+1", "-0", "1.5", "1.0", "1e2", "", " 1", "1 ", "0x1", "999999999",
                "1_0", "NaN"]
 NUMBER_KEYS = ["dk", "seed", "layer", "head", "token"]
-PAGE_FILES = [f"pages/{path or 'home'}.py" for path in PAGES.values()]
+PAGE_FILES = [f"app_pages/{path or 'home'}.py" for path in PAGES.values()]
 
 
 def open_link(page: str, params: dict):
@@ -26,7 +26,7 @@ def open_link(page: str, params: dict):
     for key, value in params.items():
         at.query_params[key] = value
     at.run()
-    if page != "pages/home.py":
+    if page != "app_pages/home.py":
         at.switch_page(page)
         at.run()
     return at
@@ -57,7 +57,7 @@ def test_odd_link_values_fall_back_with_a_notice_on_every_page(page):
     assert s.sentence == params["sentence"]
 
 
-@pytest.mark.parametrize("page", ["pages/step3_softmax.py", "pages/multihead.py"])
+@pytest.mark.parametrize("page", ["app_pages/step3_softmax.py", "app_pages/multihead.py"])
 def test_repeated_and_valid_keys(page):
     """A key given twice must be valid both times; good values are kept, token by index."""
     at = open_link(page, {"layer": ["2", "²"], "head": ["5", "5"], "token": "3",
@@ -89,7 +89,7 @@ def _page_bytes(at) -> tuple[int, int]:
     return max(sizes), sum(sizes)
 
 
-@pytest.mark.parametrize("page", ["pages/multihead.py", "pages/step1_scores.py"])
+@pytest.mark.parametrize("page", ["app_pages/multihead.py", "app_pages/step1_scores.py"])
 def test_a_links_unknown_and_oversized_parameters_never_reach_the_links_a_page_builds(page):
     """One unknown parameter of 20,000 emoji (240 kB in the link; Streamlit takes 512 k characters) once went into
     each of the multi-head page's 72 head links: a 17 MB message, above the 16 MB limit. Built links carry the
@@ -98,14 +98,14 @@ def test_a_links_unknown_and_oversized_parameters_never_reach_the_links_a_page_b
                           "head": "5", "special": "true"})
     assert not at.exception, [e.value for e in at.exception]
     links = _built_links(at)
-    assert len(links) >= (72 if page == "pages/multihead.py" else 1), links[:3]
+    assert len(links) >= (72 if page == "app_pages/multihead.py" else 1), links[:3]
     longest_view = urlencode({**{key: "1" * 6 for key in LINK_CHECKS}, "sentence": FOUR_BYTES * MAX_SENTENCE_CHARS})
     for link in links:
         params = parse_qs(urlparse(link).query, keep_blank_values=True)
         assert set(params) <= set(VIEW_LINK_KEYS), sorted(set(params) - set(VIEW_LINK_KEYS))
         assert all(len(values) == 1 and (key == "sentence" or LINK_CHECKS[key](values[0]))
                    for key, values in params.items()), params
-        assert params.get("head") == ["5"] or page == "pages/multihead.py"  # a valid value is carried on
+        assert params.get("head") == ["5"] or page == "app_pages/multihead.py"  # a valid value is carried on
         assert len(link) <= len(longest_view) + 100, len(link)
     assert set(at.query_params) <= KNOWN_LINK_KEYS, sorted(set(at.query_params) - KNOWN_LINK_KEYS)
     largest, total = _page_bytes(at)
@@ -122,7 +122,7 @@ def test_every_widget_bound_to_the_link_reads_a_known_key():
 
     root = Path(__file__).resolve().parents[1]
     bound = {}
-    for path in [*root.glob("ui/**/*.py"), *root.glob("pages/*.py")]:
+    for path in [*root.glob("ui/**/*.py"), *root.glob("app_pages/*.py")]:
         for node in ast.walk(ast.parse(path.read_text())):
             keywords = {k.arg: k.value for k in getattr(node, "keywords", [])} if isinstance(node, ast.Call) else {}
             if isinstance(keywords.get("bind"), ast.Constant) and keywords["bind"].value == "query-params":

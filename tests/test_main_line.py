@@ -23,19 +23,19 @@ START_PAGE_LIMIT = 400  # issue 55: the start page's main line, at 4 and at 14 t
 # Every other page: its count on 7 December 2026 (default sentence, learned mode; in the comment) + 10%, so it cannot
 # grow. The step pages have none here: tests/test_browser_lessons.py bounds their main line in pixels.
 CEILINGS = {
-    "pages/pronoun.py": 1295,  # 1177
-    "pages/multihead.py": 599,  # 544
-    "pages/whatif.py": 887,  # 806
-    "pages/quiz.py": 481,  # 437
-    "pages/glossary.py": 1209,  # 1099
-    "pages/training.py": 1706,  # 1550
-    "pages/compare.py": 238,  # 216
-    "pages/meaning.py": 1407,  # 1279
-    "pages/by_hand.py": 439,  # 399
+    "app_pages/pronoun.py": 1295,  # 1177
+    "app_pages/multihead.py": 599,  # 544
+    "app_pages/whatif.py": 887,  # 806
+    "app_pages/quiz.py": 481,  # 437
+    "app_pages/glossary.py": 1209,  # 1099
+    "app_pages/training.py": 1706,  # 1550
+    "app_pages/compare.py": 238,  # 216
+    "app_pages/meaning.py": 1407,  # 1279
+    "app_pages/by_hand.py": 439,  # 399
 }
 FOUR = "I am good."
 FOURTEEN = "The cat sat on the mat because it was warm and very tired."
-STEP_PAGES = ["pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py", "pages/step4_output.py"]
+STEP_PAGES = ["app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py", "app_pages/step4_output.py"]
 
 
 def main_line(node, folded: bool = False) -> list[tuple[str, str]]:
@@ -76,7 +76,7 @@ def test_the_counter_counts_only_what_is_read():
 @pytest.mark.parametrize("sentence", [FOUR, FOURTEEN])
 def test_the_start_page_main_line_is_at_most_400_words(sentence, model):
     assert len(model.analyze(sentence).tokens) - 2 in (4, 14)
-    at = run_app("pages/home.py", sentence)
+    at = run_app("app_pages/home.py", sentence)
     assert not at.exception, at.exception
     count = main_line_words(at)
     print(f"start page, {sentence!r}: {count} words in the main line")
@@ -114,7 +114,7 @@ def marker_share(model, sentence, layer, head, token) -> float:
 @pytest.mark.parametrize("layer, head", [(1, 8), (0, 0)])
 def test_the_start_page_explains_the_markers_once_with_the_selected_rows_picture(model, layer, head):
     share, row = marker_share(model, FOUR, layer, head, 0)
-    at = run_app("pages/home.py", FOUR, layer=layer, head=head, token=0)
+    at = run_app("app_pages/home.py", FOUR, layer=layer, head=head, token=0)
     assert not at.exception, at.exception
     trace, paragraph = marker_figure(at)
     assert trace is not None, "the start page shows no row of weights with [CLS] and [SEP]"
@@ -132,7 +132,7 @@ def test_two_rows_with_different_marker_shares_are_told_apart(model):
     assert shares[most] > 0.5 > 0.1 > shares[least]
     said = {}
     for layer, head in (most, least):
-        at = run_app("pages/home.py", FOUR, layer=layer, head=head, token=0)
+        at = run_app("app_pages/home.py", FOUR, layer=layer, head=head, token=0)
         said[layer, head] = marker_figure(at)[1]
         assert pct(shares[layer, head]) in said[layer, head]
     assert said[most] != said[least]
@@ -159,8 +159,8 @@ def test_every_page_main_line_stays_within_its_ceiling():
         assert not at.exception, (page, at.exception)
         counts[page] = main_line_words(at)
     print("\n".join(f"{page}: {count} words" for page, count in counts.items()))
-    assert counts["pages/home.py"] <= START_PAGE_LIMIT
+    assert counts["app_pages/home.py"] <= START_PAGE_LIMIT
     over = {page: (count, CEILINGS[page]) for page, count in counts.items() if page in CEILINGS
             and count > CEILINGS[page]}
     assert not over, over
-    assert set(CEILINGS) | {"pages/home.py", *STEP_PAGES} == set(PAGE_FILES), "a page without a ceiling"
+    assert set(CEILINGS) | {"app_pages/home.py", *STEP_PAGES} == set(PAGE_FILES), "a page without a ceiling"

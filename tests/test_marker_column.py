@@ -105,9 +105,9 @@ def by_title(specs, start):
 
 @pytest.mark.parametrize("teaching", [False, True])
 def test_scores_and_weights_have_one_marker_column_with_the_models_numbers(truth, teaching):
-    step1 = specs_of(page("pages/step1_scores.py", teach=teaching))
-    step2 = specs_of(page("pages/step2_scaling.py", teach=teaching))
-    step3 = specs_of(page("pages/step3_softmax.py", teach=teaching))
+    step1 = specs_of(page("app_pages/step1_scores.py", teach=teaching))
+    step2 = specs_of(page("app_pages/step2_scaling.py", teach=teaching))
+    step3 = specs_of(page("app_pages/step3_softmax.py", teach=teaching))
     drawn = {}
     for name, specs, start in (("raw", step1, "Step 1 · raw scores"), ("scaled", step2, "Step 2 · scaled"),
                                ("weights", step3, "Step 3 · attention weights")):
@@ -130,7 +130,7 @@ def test_scores_and_weights_have_one_marker_column_with_the_models_numbers(truth
 
 def test_with_the_markers_shown_nothing_is_folded(model):
     """A control: with [CLS] and [SEP] shown, no page folds anything: each marker has its own column."""
-    at = page("pages/step3_softmax.py", special=True)
+    at = page("app_pages/step3_softmax.py", special=True)
     (weights, keys), = keyed_traces(by_title(specs_of(at), "Step 3 · attention weights"))
     assert MARKER_COLUMN not in keys and "[CLS]" in keys and "[SEP]" in keys
     np.testing.assert_allclose(weights, model.analyze(LONG).attentions[LAYER, HEAD], atol=1e-5)
@@ -140,7 +140,7 @@ def test_with_the_markers_shown_nothing_is_folded(model):
 
 @pytest.mark.parametrize("teaching", [False, True])
 def test_multihead_heads_and_flip_through_fold_the_markers_as_the_step_pages_do(model, truth, teaching):
-    at = page("pages/multihead.py", teach=teaching)
+    at = page("app_pages/multihead.py", teach=teaching)
     layer = int(at.selectbox(key="mh_layer").value)
     specs = specs_of(at)
     heads = by_title(specs, f"Layer {layer + 1}: attention weights of all 12 heads")
@@ -166,7 +166,7 @@ def test_multihead_heads_and_flip_through_fold_the_markers_as_the_step_pages_do(
 
 
 def test_whatif_weights_and_word_order_bars_use_the_same_column(truth):
-    specs = specs_of(page("pages/whatif.py"))
+    specs = specs_of(page("app_pages/whatif.py"))
     (normal, keys), = keyed_traces(by_title(specs, "Weights · normal"))
     only_marker_column(keys)
     np.testing.assert_allclose(normal[:, -1], truth.marker_weights(truth.attentions[LAYER, HEAD]), atol=1e-5)
@@ -213,7 +213,7 @@ def test_step3_and_the_walkthrough_show_softmax_the_same_way(model, token, layer
     assert walk.exp_total == pytest.approx(e_values.sum(), rel=1e-12)
     assert walk.exps.max() == pytest.approx(1.0)  # the largest score's e-value: 1, on both pages
     printed = f"{e_values.sum():.3f}"
-    at = run_app("pages/step3_softmax.py", LONG, layer=layer, head=head, token=token)
+    at = run_app("app_pages/step3_softmax.py", LONG, layer=layer, head=head, token=token)
     assert not at.exception, at.exception
     assert printed in " ".join(str(m.value) for m in at.markdown)  # step 3 prints this sum
     fig, lines, _ = WS.build(view)

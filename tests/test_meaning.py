@@ -16,7 +16,7 @@ from conftest import run_app
 from lessons import meaning as me
 from test_one_story import decode
 
-PAGE = "pages/meaning.py"
+PAGE = "app_pages/meaning.py"
 TWO_WORDS = ["bank", "bat"]
 
 
@@ -472,7 +472,7 @@ def test_quiz_questions_are_built_from_the_measured_numbers(measured):
     # The code's head h of hidden state L's layer (L - 1) is read as head h + 1 of layer L.
     assert f"head {head + 1} of layer {result.growth_layer}" in questions["meaning_heads"].explanation
     assert all(q.page == MEANING for q in questions.values())
-    at = run_app("pages/quiz.py")
+    at = run_app("app_pages/quiz.py")
     assert not at.exception
     assert any(questions["meaning_before"].text in m.value for m in at.markdown)
 

@@ -32,10 +32,10 @@ def test_every_placeholder_in_the_text_files_is_one_the_code_fills(model):
 
 
 def test_the_start_page_offers_the_card_one_click_away_and_the_slide_does_not():
-    at = run_app("pages/home.py", "I am good.")
+    at = run_app("app_pages/home.py", "I am good.")
     assert not at.exception
     labels = [e.label for e in at.expander]
     assert any("About this model" in label for label in labels)
-    slide = run_app("pages/home.py", "I am good.", teach=True)
+    slide = run_app("app_pages/home.py", "I am good.", teach=True)
     assert not slide.exception and slide.session_state["_settings"].teaching
     assert not any("About this model" in e.label for e in slide.expander)

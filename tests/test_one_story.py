@@ -21,8 +21,8 @@ VIEWS = {
     "bank": {"sentence": RIVER, "token": 5},
     "previous-word head": {"layer": 0, "head": 2},                       # every row one-hot
 }
-PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
-         "pages/step4_output.py", "pages/whatif.py"]
+PAGES = ["app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py",
+         "app_pages/step4_output.py", "app_pages/whatif.py"]
 # "**72%** on “am”", "5% from itself", "looks **48%** at “and”": a share the prose names, and its key.
 SHARE = re.compile(r"\*{0,2}(\d+(?:\.\d)?%)\*{0,2} (?:on|from|at) (itself|“([^”]*)”)")
 
@@ -90,8 +90,8 @@ def check_shares_against_row(texts, row, keys, me):
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
-    for page, title in (("pages/home.py", "Attention weights"),
-                        ("pages/step3_softmax.py", "Step 3 · attention weights")):
+    for page, title in (("app_pages/home.py", "Attention weights"),
+                        ("app_pages/step3_softmax.py", "Step 3 · attention weights")):
         at = run(page, **VIEWS[name])
         weights, rows, keys = heatmap(figures_of(at)[title])
         me = selected(at)
@@ -109,7 +109,7 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
                 assert count == len(keys) - len(named), t
                 left = weights[me, [j for j in range(len(keys)) if j not in named]].sum()
                 assert rest.group(1) == ("nothing" if left == 0 else pct(left)), t
-        if page == "pages/step3_softmax.py":
+        if page == "app_pages/step3_softmax.py":
             whys = "\n".join(text_of(at))
             count = re.search(r"The (\d+) rows drawn", whys)
             assert count and int(count.group(1)) == weights.shape[0]  # not the 6 rows the model has
@@ -121,9 +121,9 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_step1_and_step2_show_what_step3_counts(name):
-    at3 = run("pages/step3_softmax.py", **VIEWS[name])
+    at3 = run("app_pages/step3_softmax.py", **VIEWS[name])
     weights, _, weight_keys = heatmap(figures_of(at3)["Step 3 · attention weights"])
-    at = run("pages/step1_scores.py", **VIEWS[name])
+    at = run("app_pages/step1_scores.py", **VIEWS[name])
     me = selected(at)
     scores, rows, keys = heatmap(figures_of(at)["Step 1 · raw scores"])
     assert keys == weight_keys  # the same columns as step 3, the hidden markers as one key too
@@ -136,7 +136,7 @@ def test_step1_and_step2_show_what_step3_counts(name):
     assert scores[me].max() >= every_key.max() - 1e-3
     assert len(every_key) == len(rows) + 2  # every key the model compares with: [CLS] and [SEP] as rows
 
-    at = run("pages/step2_scaling.py", **VIEWS[name])
+    at = run("app_pages/step2_scaling.py", **VIEWS[name])
     bars = figures_of(at)
     [title] = [t for t in dict.keys(bars) if t.startswith("Row of")]
     traces = {trace["name"]: decode(trace["y"]).astype(float) for trace in bars[title]["data"]}
@@ -157,9 +157,9 @@ def test_step1_and_step2_show_what_step3_counts(name):
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_step4_shares_are_the_drawn_weights(name):
-    at3 = run("pages/step3_softmax.py", **VIEWS[name])
+    at3 = run("app_pages/step3_softmax.py", **VIEWS[name])
     weights, _, keys = heatmap(figures_of(at3)["Step 3 · attention weights"])
-    at = run("pages/step4_output.py", **VIEWS[name])
+    at = run("app_pages/step4_output.py", **VIEWS[name])
     me = selected(at)
     _, sum_rows, _ = heatmap(figures_of(at)["Output of “" + keys[me] + "” as a weighted sum"])
     for share, key in zip(weights[me], keys):  # the figure's rows name the same shares: "72% × v(am)"
@@ -178,7 +178,7 @@ def test_step4_shares_are_the_drawn_weights(name):
 
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_whatif_reads_out_the_outlined_row(name):
-    at = run("pages/whatif.py", **VIEWS[name])
+    at = run("app_pages/whatif.py", **VIEWS[name])
     specs = figures_of(at)
     normal = next(spec for title, spec in specs.items() if title.startswith("Weights") and "normal" in title)
     variant = next(spec for title, spec in specs.items() if title.startswith("Weights") and "normal" not in title)
@@ -195,14 +195,14 @@ def test_whatif_reads_out_the_outlined_row(name):
 
 
 def test_the_one_hot_head_says_so_instead_of_teaching_a_change_that_is_not_there():
-    text = label("\n".join(text_of(run("pages/step2_scaling.py", **VIEWS["previous-word head"]))))
+    text = label("\n".join(text_of(run("app_pages/step2_scaling.py", **VIEWS["previous-word head"]))))
     assert "scaling barely changes any row of your sentence" in text and "stays at 0.00 bits" in text
-    text = label("\n".join(text_of(run("pages/whatif.py", **VIEWS["previous-word head"]))))
+    text = label("\n".join(text_of(run("app_pages/whatif.py", **VIEWS["previous-word head"]))))
     assert "yet the mean entropy stays at 0.00 bits" in text
 
 
 def test_compare_names_only_shares_its_heatmaps_draw():
-    at = run("pages/compare.py")
+    at = run("app_pages/compare.py")
     word = at.session_state["compare_word"]
     texts = [t for t in text_of(at) if t.startswith(f"Here “{word}” looks")]
     specs = figures_of(at)
@@ -221,7 +221,7 @@ def test_the_pronoun_verdict_is_the_numbers_under_it():
     """The verdict's counts are the test-set table's (the head chosen in advance, on the held-out sentences), its
     shares on this sentence are the weight grid's cell for that head, and the count of heads that look at the two
     words is the preference grid's."""
-    at = run("pages/pronoun.py")
+    at = run("app_pages/pronoun.py")
     text = "\n".join(text_of(at))
     verdict = next(line for line in text.split("\n") if line.startswith("**Verdict:"))
     table = at.get("table")[-1].value  # the head chosen in advance, the two fixed rules, guessing
@@ -245,7 +245,7 @@ def test_step3_says_when_a_rows_printed_cells_do_not_add_up_to_one(name):
     """"Every row adds up to 1" beside cells that read 0.99: the page names the row whose two-decimal cells are
     furthest from 1.00 and what they add up to, and says nothing when every printed row reads 1.00 or the cells
     print no numbers (14 tokens)."""
-    at = run("pages/step3_softmax.py", **VIEWS[name])
+    at = run("app_pages/step3_softmax.py", **VIEWS[name])
     spec = figures_of(at)["Step 3 · attention weights"]
     weights, rows, _keys = heatmap(spec)
     printed = np.round(weights, 2).sum(1)

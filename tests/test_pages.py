@@ -8,7 +8,7 @@ from conftest import run_app
 from devtools.browser import PAGE_FILES
 
 PAGES = PAGE_FILES
-FIGURELESS = {"pages/quiz.py", "pages/glossary.py"}
+FIGURELESS = {"app_pages/quiz.py", "app_pages/glossary.py"}
 ODD = ["", "Hello", " ".join(["word"] * 300), "猫が好き 🙂🐶 emoji", "<script>alert(1)</script> **bold** $x$ `c`"]
 
 

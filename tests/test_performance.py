@@ -261,7 +261,7 @@ at.run()
 assert not at.exception, at.exception
 assert at.get("plotly_chart"), "the start page drew no figure"
 print("pandas" in sys.modules, "pyarrow" in sys.modules)
-at.switch_page("pages/step3_softmax.py").run()
+at.switch_page("app_pages/step3_softmax.py").run()
 assert not at.exception, at.exception
 print("pandas" in sys.modules, "pyarrow" in sys.modules)
 """
@@ -269,7 +269,7 @@ print("pandas" in sys.modules, "pyarrow" in sys.modules)
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["True", "True", "True", "True"]  # already there for the start page
-    direct = [f"{path.relative_to(ROOT)}:{number}" for path in [ROOT / "app.py", *ROOT.glob("pages/*.py"),
+    direct = [f"{path.relative_to(ROOT)}:{number}" for path in [ROOT / "app.py", *ROOT.glob("app_pages/*.py"),
                                                                 *ROOT.glob("ui/**/*.py")]
               if path.name != "tables.py"
               for number, line in enumerate(path.read_text().splitlines(), 1)

@@ -82,8 +82,8 @@ MEASURE = """() => {
 
 def test_every_page_of_the_navigation_is_walked():
     """The walk below goes through devtools.browser.PAGES: every page app.py lists must be in it."""
-    listed = set(re.findall(r'st\.Page\("(pages/\w+\.py)"', (ROOT / "app.py").read_text()))
-    assert listed and listed == {f"pages/{path or 'home'}.py" for path in PAGES.values()}
+    listed = set(re.findall(r'st\.Page\("(app_pages/\w+\.py)"', (ROOT / "app.py").read_text()))
+    assert listed and listed == {f"app_pages/{path or 'home'}.py" for path in PAGES.values()}
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from ui.settings import DEFAULT_LAYER, DEFAULT_HEAD
 from ui.text import pct
 
 SENTENCES = ["I am good.", "The animal didn't cross the street because it was too tired."]
-PAGES = {"pages/home.py": "fig-home-weights", "pages/step3_softmax.py": "fig-step3_weights"}
+PAGES = {"app_pages/home.py": "fig-home-weights", "app_pages/step3_softmax.py": "fig-step3_weights"}
 
 
 def page_text(at) -> str:

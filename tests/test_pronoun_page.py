@@ -16,7 +16,7 @@ from lessons import pronoun as pr
 from conftest import run_app
 from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
 
-PAGE = "pages/pronoun.py"
+PAGE = "app_pages/pronoun.py"
 THREE = [  # sentence, pronoun, candidates A and B
     ("The trophy would not fit in the suitcase because it was too big.", "it", "trophy", "suitcase"),
     ("The cat chased the mouse because it was hungry.", "it", "cat", "mouse"),
@@ -87,7 +87,7 @@ def test_picks_for_the_same_sentence_are_kept_and_a_new_sentence_starts_fresh():
     assert "put more attention on “food” than on “dog”" in all_text(at)
     at.text_input(key="pron_sentence").input(THREE[1][0]).run()
     assert analysed(at) == ("it", ["cat", "mouse"])
-    at.switch_page("pages/step3_softmax.py").run()
+    at.switch_page("app_pages/step3_softmax.py").run()
     at.switch_page(PAGE).run()                          # coming back: the typed sentence is still there
     assert at.text_input(key="pron_sentence").value == THREE[1][0]
 

@@ -62,7 +62,7 @@ ISSUE_8_INPUTS = {
 
 
 @pytest.mark.parametrize("name", list(ISSUE_8_INPUTS))
-@pytest.mark.parametrize("page", ["pages/step3_softmax.py", "pages/pronoun.py", "pages/multihead.py"])
+@pytest.mark.parametrize("page", ["app_pages/step3_softmax.py", "app_pages/pronoun.py", "app_pages/multihead.py"])
 def test_issue_8_inputs_render_without_traceback(page, name):
     text = ISSUE_8_INPUTS[name]
     at = run_app(page, text, pron_sentence=text)

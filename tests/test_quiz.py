@@ -91,7 +91,7 @@ def test_score_counts_only_answered_choices(live):
 
 
 def test_page_checks_answers_keeps_them_per_sentence_and_links_the_explaining_page():
-    at = run_app("pages/quiz.py")
+    at = run_app("app_pages/quiz.py")
     assert not at.exception, at.exception
     first = "I am good."
     right_q = at.radio(key=answer_key(first, "sum_to_one"))
@@ -122,7 +122,7 @@ def test_page_checks_answers_keeps_them_per_sentence_and_links_the_explaining_pa
     assert "**1 right** of 2 answered" in at.markdown[1].value
     assert len(at.success) == 1 and len(at.error) == 1
 
-    at.switch_page("pages/step3_softmax.py").run()  # leave the page and come back
-    at.switch_page("pages/quiz.py").run()
+    at.switch_page("app_pages/step3_softmax.py").run()  # leave the page and come back
+    at.switch_page("app_pages/quiz.py").run()
     assert "**1 right** of 2 answered" in at.markdown[1].value
-    assert Path(ROOT / "pages/quiz.py").read_text().count("st.radio") == 1  # a thin loop over the data
+    assert Path(ROOT / "app_pages/quiz.py").read_text().count("st.radio") == 1  # a thin loop over the data

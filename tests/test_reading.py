@@ -156,13 +156,13 @@ def test_every_layer_and_head_a_person_reads_counts_from_1(pages_read, name):
         assert not any("counted from 0" in text or "first of 6" in text for text in strings), page
     assert read >= 20
     # The head every step page shows, from the settings the run used.
-    at = pages_read[name, "pages/step3_softmax.py"]
+    at = pages_read[name, "app_pages/step3_softmax.py"]
     s = at.session_state["_settings"]
     assert any(f"layer {s.layer + 1}, head {s.head + 1}" in text for text in read_strings(at))
 
 
-FIRST_HEAD_PAGES = ["pages/home.py", "pages/step1_scores.py", "pages/step3_softmax.py", "pages/compare.py",
-                    "pages/multihead.py", "pages/pronoun.py", "pages/whatif.py", "pages/training.py"]
+FIRST_HEAD_PAGES = ["app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step3_softmax.py", "app_pages/compare.py",
+                    "app_pages/multihead.py", "app_pages/pronoun.py", "app_pages/whatif.py", "app_pages/training.py"]
 
 
 @pytest.mark.parametrize("page", FIRST_HEAD_PAGES)
@@ -174,7 +174,7 @@ def test_the_first_head_is_read_as_layer_1_head_1(page):
     strings = read_strings(at)
     found = numbers_read(strings)
     assert found and all(1 <= number <= LIMIT[kind] for kind, number, _ in found), [f for f in found if f[1] < 1]
-    if page in ("pages/step1_scores.py", "pages/step3_softmax.py", "pages/compare.py"):
+    if page in ("app_pages/step1_scores.py", "app_pages/step3_softmax.py", "app_pages/compare.py"):
         assert any("layer 1, head 1" in text for text in strings), page
 
 
@@ -207,7 +207,7 @@ def test_an_old_link_opens_the_same_head():
     assert (boxes["Layer"].value, boxes["Head"].value) == (3, 1)
     assert boxes["Layer"].options[boxes["Layer"].index] == "4" and boxes["Head"].options[boxes["Head"].index] == "2"
     assert (at.query_params["layer"], at.query_params["head"]) == ("3", "1")  # the link still reads as before
-    at.switch_page("pages/step3_softmax.py").run()
+    at.switch_page("app_pages/step3_softmax.py").run()
     assert not at.exception, at.exception
     s = at.session_state["_settings"]
     assert (s.layer, s.head) == (3, 1)

@@ -55,7 +55,7 @@ def test_out_of_range_token_in_a_link_says_so():
 
 
 def test_whatif_variant_is_kept_when_the_temperature_moves():
-    at = run_app("pages/whatif.py")
+    at = run_app("app_pages/whatif.py")
     radio = at.radio(key="lab_variant")
     causal = next(o for o in radio.options if "causal" in o)
     radio.set_value(radio.options.index(causal) + 1).run()
@@ -134,7 +134,7 @@ def test_model_field_refuses_paths_outside_the_models_folder(models_dir, tmp_pat
                 for c in ("/etc", "/no/such/model")}
     assert len(messages) == 1
     assert allowed_model_choice("broken") == str(models_dir / "broken")
-    at = run_app("pages/step1_scores.py", model="/etc")
+    at = run_app("app_pages/step1_scores.py", model="/etc")
     assert any("Only the names of folders" in e.value for e in at.error)
 
 
@@ -146,11 +146,11 @@ def test_model_field_is_off_without_a_models_folder(monkeypatch):
 
 
 def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir):
-    at = run_app("pages/step1_scores.py", model="broken")
+    at = run_app("app_pages/step1_scores.py", model="broken")
     assert any("could not be loaded" in e.value for e in at.error)
     failed_at = serving.models._failed_loads[str(models_dir / "broken")]
     started = time.perf_counter()
-    at.switch_page("pages/step3_softmax.py")
+    at.switch_page("app_pages/step3_softmax.py")
     at.run()
     assert time.perf_counter() - started < 2.0
     assert any("could not be loaded" in e.value for e in at.error) and not at.exception
@@ -198,7 +198,7 @@ def test_a_closed_tab_does_not_keep_a_model_pass_after_the_cache_lets_it_go(monk
 
     monkeypatch.setattr(DeltaGenerator, "download_button", recording_download_button)
     sentence = "A pass that must not outlive the cache, said the teacher."
-    at = run_app(page="pages/step3_softmax.py", sentence=sentence)
+    at = run_app(page="app_pages/step3_softmax.py", sentence=sentence)
     assert not at.exception and len(kept_by_streamlit) == 2
     serving.sentences.SENTENCE_CACHE.clear()
     gc.unfreeze()  # the app hides what is alive after its heavy imports from the collector: look there too

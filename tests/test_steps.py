@@ -48,8 +48,8 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
     shown = np.arange(len(is_special)) if special else np.flatnonzero(~is_special)
     hidden = np.setdiff1d(np.arange(len(is_special)), shown)
     expected = explain.fold_hidden(expected_full[shown], shown, hidden)
-    for page, title in (("pages/step3_softmax.py", "Step 3 · attention weights"),
-                        ("pages/home.py", "Attention weights")):
+    for page, title in (("app_pages/step3_softmax.py", "Step 3 · attention weights"),
+                        ("app_pages/home.py", "Attention weights")):
         at = run_app(page, LONG, layer=layer, head=head, special=special, token=token)
         assert not at.exception, at.exception
         drawn = z_of(chart(at, title))
@@ -57,7 +57,7 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
         np.testing.assert_allclose(drawn, expected, atol=1e-5)
     row = expected[token]
     best = int(row.argmax())
-    text = text_of(run_app("pages/step3_softmax.py", LONG, layer=layer, head=head, special=special, token=token))
+    text = text_of(run_app("app_pages/step3_softmax.py", LONG, layer=layer, head=head, special=special, token=token))
     assert f"“it” focuses **{100 * row[best]:.0f}%**" in text
     if not special:
         assert md(explain.MARKER_COLUMN) in text  # the hidden share is named in the read-out, not dropped
@@ -78,25 +78,25 @@ def test_softmax_table_last_column_is_the_row_and_products_sum_to_scores(model):
 
 
 def test_softmax_table_on_the_page_ends_with_the_model_row(reference):
-    at = run_app("pages/step3_softmax.py", LONG, layer=1, head=8, token=9)
+    at = run_app("app_pages/step3_softmax.py", LONG, layer=1, head=8, token=9)
     table = chart(at, "Softmax of the row")["data"][0]["cells"]["values"]
     last = np.array(table[-1], dtype=float)
     np.testing.assert_allclose(last, reference.analyze(LONG).attentions[1, 8][10], atol=1e-4)  # printed to 4 places
 
 
 def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads():
-    toy = run_app("pages/step3_softmax.py", mode="identity")
+    toy = run_app("app_pages/step3_softmax.py", mode="identity")
     assert "Toy numbers" in text_of(toy)
-    slide = run_app("pages/step3_softmax.py", teach=True)
+    slide = run_app("app_pages/step3_softmax.py", teach=True)
     assert not slide.get("download_button") and "same numbers as the model" not in text_of(slide)
     assert not slide.get("arrow_data_frame")
-    normal = run_app("pages/step3_softmax.py")
+    normal = run_app("app_pages/step3_softmax.py")
     assert "✓ The same numbers as the model" in text_of(normal)
 
 
 def test_pytorch_button_reports_the_measured_difference(reference, monkeypatch):
     monkeypatch.setenv("ATTENTION_PYTORCH", "on")  # the server's operator allows PyTorch (off by default)
-    at = run_app("pages/step3_softmax.py", LONG, layer=1, head=8)
+    at = run_app("app_pages/step3_softmax.py", LONG, layer=1, head=8)
     at.button(key="pytorch-check").click().run()
     assert not at.exception, at.exception
     [report] = [s.value for s in at.success if "PyTorch's own attention" in s.value]
@@ -107,7 +107,7 @@ def test_the_app_does_not_import_torch_before_the_button():
     """A fresh interpreter (this test process may have torch already): run the app and two step pages."""
     script = (
         "import sys; sys.path.insert(0, 'tests'); from conftest import run_app\n"
-        "for page in ('pages/home.py', 'pages/step3_softmax.py', 'pages/compare.py'):\n"
+        "for page in ('app_pages/home.py', 'app_pages/step3_softmax.py', 'app_pages/compare.py'):\n"
         "    at = run_app(page); assert not at.exception, at.exception\n"
         "print('torch' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -116,7 +116,7 @@ def test_the_app_does_not_import_torch_before_the_button():
 
 
 def test_compare_page_follows_the_shared_word_as_the_sentences_change():
-    at = run_app("pages/compare.py")
+    at = run_app("app_pages/compare.py")
     assert not at.exception, at.exception
     assert at.session_state["compare_word"] == "bank"
     assert any(m.value.startswith("Of all 72 heads, the one whose output for “bank” differs most") for m in at.markdown)
@@ -157,7 +157,7 @@ def test_one_words_output_from_every_head_is_the_four_steps_run_head_by_head(mod
 
 
 def test_step4_says_the_self_share_once_and_counts_weight_and_length_apart(model):
-    at = run_app("pages/step4_output.py", LONG, layer=1, head=8, token=9)
+    at = run_app("app_pages/step4_output.py", LONG, layer=1, head=8, token=9)
     [line] = [m.value for m in at.markdown if m.value.startswith("**What changed:**")]
     # A weight is not a share of the output vector (issue 51): the page gives the other words' weight and, apart,
     # their part counted as weight × the value's length, computed here from the model.
@@ -178,8 +178,8 @@ def test_step4_says_the_self_share_once_and_counts_weight_and_length_apart(model
 
 
 def test_every_step_page_has_previous_and_next():
-    for page in ("pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py",
-                 "pages/step4_output.py"):
+    for page in ("app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py",
+                 "app_pages/step4_output.py"):
         at = run_app(page)
         labels = [link.label for link in at.get("page_link")]
         assert any(label.startswith("← Previous") for label in labels), page
@@ -187,13 +187,13 @@ def test_every_step_page_has_previous_and_next():
 
 
 def test_token_chips_under_the_title_select_the_sidebar_token():
-    at = run_app("pages/step3_softmax.py", "The cat sat on the mat.")
+    at = run_app("app_pages/step3_softmax.py", "The cat sat on the mat.")
     [chips] = at.get("button_group")
     assert chips.value == 0
     chips.set_value(2).run()
     assert not at.exception and at.session_state["token"] == 2
     # A slide keeps the chips, and a compact layer/head row that sets the sidebar's layer and head.
-    slide = run_app("pages/step3_softmax.py", "The cat sat on the mat.", teach=True)
+    slide = run_app("app_pages/step3_softmax.py", "The cat sat on the mat.", teach=True)
     layers, heads, tokens = slide.get("button_group")
     assert [layers.key, heads.key, tokens.key] == ["layer_compact", "head_compact", "token_chips"]
     heads.set_value(7).run()  # (that the figure follows is checked in Chromium: tests/test_screens.py)
@@ -214,7 +214,7 @@ def test_q_k_v_are_made_from_the_vectors_the_page_names(model, mode, layer):
         embedded = embed_tokens(model.embedding_tables(), ids, np.zeros_like(ids))
         np.testing.assert_allclose(view.x, embedded[words], atol=1e-4)
         assert np.abs(view.x - analysis.hidden_states[-1][words]).max() > 1  # not the last layer's output
-    at = run_app("pages/step1_scores.py", LONG, mode=mode, layer=layer, head=1)
+    at = run_app("app_pages/step1_scores.py", LONG, mode=mode, layer=layer, head=1)
     assert not at.exception, at.exception
     text = text_of(at)
     named = [layer_name(other, model.n_layers) in text for other in range(model.n_layers)]
@@ -227,7 +227,7 @@ def test_compare_gives_position_alone_as_the_control_for_a_changed_vector(model,
     """Below 1 is not "the context changed it": position is in every vector before any attention (issue 51). The
     page prints, beside the head's cosine, the cosine of the word's two embedding-layer vectors, which differ by
     nothing but position: below 1 at different positions, 1 at the same."""
-    at = run_app("pages/compare.py")
+    at = run_app("app_pages/compare.py")
     if first:
         at.text_input(key="compare_a").input(first).run()
         at.text_input(key="compare_b").input(second).run()

@@ -6,7 +6,7 @@
 - The phone, 390×844: no number label is cut (its drawn box lies inside every clip region around it, and it is not
   squeezed), no plotly control covers another, and every table cell's text contrasts ≥ 4.5:1 with its cell, read
   from the colours the browser drew.
-- A cold server's first screen never lists the pages/ folder's raw file names.
+- A cold server's first screen never lists the pages' raw file names.
 - Predict, then reveal (in-process): a slide's numbers hidden until "Reveal the numbers".
 """
 
@@ -240,7 +240,7 @@ def test_a_phone_cuts_no_number_and_covers_no_control(server, phone, name):
 @browser_only
 def test_a_cold_server_never_lists_raw_file_names(browser):
     """The first visitor of a fresh server: from the first paint until the page is drawn, the sidebar shows no
-    "app", "step1 scores" or the like (Streamlit's page list of the pages/ folder), only the app's own menu."""
+    "app", "step1 scores" or the like (Streamlit's own page list), only the app's own menu."""
     with streamlit_server() as (url, _process, _seconds):
         page = browser.new_page()
         page.goto(f"{url}/step2_scaling")
@@ -259,7 +259,7 @@ def test_a_cold_server_never_lists_raw_file_names(browser):
 
 
 def test_predict_first_hides_a_slides_numbers_until_revealed():
-    at = run_app("pages/step3_softmax.py", "I am good.", teach=True, predict=True)
+    at = run_app("app_pages/step3_softmax.py", "I am good.", teach=True, predict=True)
     assert not at.exception, at.exception
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "texttemplate" not in spec["data"][0]  # the weights' cells: colour only, until revealed
@@ -274,12 +274,12 @@ def test_predict_first_hides_a_slides_numbers_until_revealed():
     table = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]
     assert set(sum(table["cells"]["values"][1:], [])) == {"?"}  # ... the next one still hidden
     # Revealed for what it shows: the same session's figure for a new sentence is hidden again.
-    again = run_app("pages/step3_softmax.py", "Cats chase mice.", teach=True, predict=True,
+    again = run_app("app_pages/step3_softmax.py", "Cats chase mice.", teach=True, predict=True,
                     _revealed=set(at.session_state["_revealed"]))
     assert "texttemplate" not in json.loads(again.get("plotly_chart")[0].proto.spec)["data"][0]
 
 
 def test_without_predict_first_a_slide_shows_its_numbers():
-    at = run_app("pages/step3_softmax.py", "I am good.", teach=True)
+    at = run_app("app_pages/step3_softmax.py", "I am good.", teach=True)
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["texttemplate"] == "%{z:.2f}"
     assert not [b for b in at.button if "Reveal" in b.label]

@@ -25,7 +25,7 @@ SCREEN = {"width": 1920, "height": 1080}
 
 def menu_pages() -> list[str]:
     """app.py's navigation, in the order the menu lists it."""
-    return re.findall(r'st\.Page\("(pages/[^"]+\.py)"', Path(APP).read_text())
+    return re.findall(r'st\.Page\("(app_pages/[^"]+\.py)"', Path(APP).read_text())
 
 
 def link_labels(at) -> list[str]:
@@ -53,14 +53,14 @@ def test_every_page_draws_previous_and_next_on_a_slide(page):
 
 def test_previous_and_next_come_before_anything_that_can_stop_the_page():
     # The compare page stops while a box is empty: its slide still has Previous and Next, at the top.
-    at = run_app("pages/compare.py", teach=True)
+    at = run_app("app_pages/compare.py", teach=True)
     at.text_input(key="compare_b").set_value("").run()
     assert not at.exception and any("both boxes" in str(i.value) for i in at.info)
     assert {"← Previous", "Next"} <= {label.split(":")[0] for label in link_labels(at)}
 
 
 def test_off_a_slide_the_first_row_is_not_drawn():
-    at = run_app("pages/multihead.py", LONG)
+    at = run_app("app_pages/multihead.py", LONG)
     assert not at.exception
     assert not any(box.key == "sentence_inline" for box in at.text_area)
     assert not any(button.key and button.key.startswith("example-") for button in at.button)
@@ -68,7 +68,7 @@ def test_off_a_slide_the_first_row_is_not_drawn():
 
 
 def test_the_slides_box_and_the_sidebar_are_one_sentence():
-    at = run_app("pages/quiz.py", LONG, teach=True)
+    at = run_app("app_pages/quiz.py", LONG, teach=True)
     at.text_area(key="sentence_inline").input("Cats chase mice.").run()
     assert not at.exception and at.session_state["sentence"] == "Cats chase mice."
     # an example from the slide's row sets the sentence too
@@ -81,7 +81,7 @@ def test_the_slides_box_and_the_sidebar_are_one_sentence():
 browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                                   reason="Debian's Chromium is not installed (apt-get install -y chromium)")
 PORT = 8661
-FIGURELESS = {"pages/quiz.py", "pages/glossary.py"}
+FIGURELESS = {"app_pages/quiz.py", "app_pages/glossary.py"}
 
 SLIDE_JS = """() => {
   const shown = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0
@@ -122,7 +122,7 @@ def projector(browser):
 
 
 def open_slide(page, server, path, sentence=LONG):
-    url_path = "" if path == "pages/home.py" else path.removeprefix("pages/").removesuffix(".py")
+    url_path = "" if path == "app_pages/home.py" else path.removeprefix("app_pages/").removesuffix(".py")
     page.goto(f"{server}/{url_path}?{urllib.parse.urlencode({'sentence': sentence, 'teach': 'true'})}")
     wait_for_page(page, figures=path not in FIGURELESS)
     assert page.locator('[data-testid="stException"]').count() == 0
@@ -152,7 +152,7 @@ def test_every_page_has_its_box_and_previous_next_on_the_first_screen(slide_serv
 @pytest.mark.browser
 def test_typing_in_the_slides_box_changes_the_sidebars_sentence_and_next_keeps_the_slide(slide_server, projector):
     page = projector
-    open_slide(page, slide_server, "pages/multihead.py")
+    open_slide(page, slide_server, "app_pages/multihead.py")
     box = page.locator(".st-key-slide_top .st-key-sentence_inline_box textarea")
     box.fill("Cats chase mice.")
     box.press("Control+Enter")

@@ -138,7 +138,7 @@ def figures_of(at):
 
 @pytest.mark.parametrize("task,d_k,compare", [("previous", 8, True), ("copy", 4, False), ("marker", 16, False)])
 def test_page_renders_each_task(model, task, d_k, compare):
-    at = run_app("pages/training.py", train_task=task, train_dk=d_k, train_compare=compare)
+    at = run_app("app_pages/training.py", train_task=task, train_dk=d_k, train_compare=compare)
     assert not at.exception, at.exception
     specs = figures_of(at)
     assert len(specs) == (5 if compare else 4)  # loss, patterns, (comparison), the soft and the saturated Jacobian
@@ -168,7 +168,7 @@ def test_page_renders_each_task(model, task, d_k, compare):
 @pytest.mark.parametrize("sentence", ["", "The animal didn't cross the street because it was too tired."])
 def test_page_jacobian_follows_the_sentence(sentence):
     # layer 0 head 2: the previous-word head, which saturates every row (the default head is a soft one)
-    at = run_app("pages/training.py", sentence, train_task="copy", train_dk=4, train_compare=False,
+    at = run_app("app_pages/training.py", sentence, train_task="copy", train_dk=4, train_compare=False,
                  token=3, layer=0, head=2)
     assert not at.exception, at.exception
     assert at.session_state["sentence"] == sentence
@@ -193,7 +193,7 @@ def test_page_jacobian_follows_the_sentence(sentence):
 
 
 def test_page_jacobian_shows_a_soft_row_beside_a_saturated_one():
-    at = run_app("pages/training.py", "The animal didn't cross the street because it was too tired.",
+    at = run_app("app_pages/training.py", "The animal didn't cross the street because it was too tired.",
                  train_task="copy", train_dk=4, train_compare=False, token=3, layer=0, head=0)
     assert not at.exception, at.exception
     soft, saturated = (np.frombuffer(base64.b64decode(spec["data"][0]["z"]["bdata"]),

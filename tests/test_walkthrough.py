@@ -186,7 +186,7 @@ def animated_specs(at) -> list[dict]:
 
 
 def test_the_start_page_plays_the_four_steps_once_asked_and_the_step_pages_link_to_it():
-    at = run_app("pages/home.py", "I am good.", token=2)
+    at = run_app("app_pages/home.py", "I am good.", token=2)
     assert not at.exception, at.exception
     assert any("Play the four steps for “good”" in str(h.value) for h in at.get("header"))
     # Drawn once asked for (a chip click then redraws two figures, not three), its downloads there before.
@@ -200,7 +200,7 @@ def test_the_start_page_plays_the_four_steps_once_asked_and_the_step_pages_link_
     at.selectbox(key="token").set_value(1).run()
     animated = animated_specs(at)
     assert len(animated) == 1 and "“am”" in animated[0]["layout"]["title"]["text"], animated[0]["layout"]["title"]
-    for page in ("pages/step1_scores.py", "pages/step4_output.py"):
+    for page in ("app_pages/step1_scores.py", "app_pages/step4_output.py"):
         step = run_app(page, "I am good.")
         assert not step.exception
         links = [link.proto.label for link in step.get("page_link")]

@@ -73,7 +73,7 @@ def test_a_hard_pick_has_zero_rate_where_softmax_has_a_slope(model, sentence):
 
 
 def test_the_page_reads_out_no_softmax_from_the_sentence():
-    at = run_app("pages/whatif.py")
+    at = run_app("app_pages/whatif.py")
     radio = at.radio(key="lab_variant")
     radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
     assert not at.exception, at.exception
@@ -117,7 +117,7 @@ def test_a_shuffle_moves_whole_words_and_keeps_the_markers():
 
 
 def test_the_word_order_section_says_its_numbers_and_limits():
-    at = run_app("pages/whatif.py")
+    at = run_app("app_pages/whatif.py")
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
     assert "the same numbers as before, moved with their words" in text
@@ -128,7 +128,7 @@ def test_the_word_order_section_says_its_numbers_and_limits():
 
 @pytest.mark.parametrize("mode", ["identity", "random"])
 def test_the_lab_runs_its_new_lessons_in_the_toy_modes_too(mode):
-    at = run_app("pages/whatif.py", mode=mode, token=2)
+    at = run_app("app_pages/whatif.py", mode=mode, token=2)
     radio = at.radio(key="lab_variant")
     radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
     assert not at.exception, at.exception
@@ -171,7 +171,7 @@ def test_new_figures_are_valid_with_a_text_alternative_and_slide_sizes(name, tea
 
 
 def test_step4_ends_with_the_attention_before_self_attention():
-    at = run_app("pages/step4_output.py")
+    at = run_app("app_pages/step4_output.py")
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
     assert "Bahdanau" in text and "one word at a time" in text and "3 steps from the first to the last" in text
@@ -206,7 +206,7 @@ def test_the_last_token_question_names_the_last_token_the_pages_show(model):
 
 
 def test_the_page_shows_all_answers_only_when_asked():
-    at = run_app("pages/quiz.py")
+    at = run_app("app_pages/quiz.py")
     assert not at.exception, at.exception
     assert at.toggle(key="quiz_show_answers").value is False
     assert not any(m.value.startswith("**Answer:**") for m in at.markdown)

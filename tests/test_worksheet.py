@@ -61,7 +61,7 @@ def test_the_answer_sheet_prints_the_step_pages_numbers(model, name):
     view, numbers, _, answer_sheet = sheets(model, case)
     session = dict(layer=case["layer"], head=case["head"], token=case["token"])
     # Step 3's softmax table, cell by cell, as the page draws it (every key of the row).
-    at = run_app("pages/step3_softmax.py", case["sentence"], **session)
+    at = run_app("app_pages/step3_softmax.py", case["sentence"], **session)
     assert not at.exception, at.exception
     table = next(json.loads(e.proto.spec) for e in at.get("plotly_chart")
                  if json.loads(e.proto.spec)["layout"]["title"]["text"].startswith("Softmax of the row of"))
@@ -70,9 +70,9 @@ def test_the_answer_sheet_prints_the_step_pages_numbers(model, name):
     step3_text = " ".join(str(e.value) for e in at.main.get("markdown"))
     assert f"The e-values add up to **{numbers['exp_sum']}**" in step3_text
     # Step 2's divisor and step 4's shares, as those pages write them.
-    at = run_app("pages/step2_scaling.py", case["sentence"], **session)
+    at = run_app("app_pages/step2_scaling.py", case["sentence"], **session)
     assert f"√d_k = √{numbers['d_k']} = {numbers['sqrt_dk']}" in " ".join(str(e.value) for e in at.main.get("markdown"))
-    at = run_app("pages/step4_output.py", case["sentence"], **session)
+    at = run_app("app_pages/step4_output.py", case["sentence"], **session)
     step4_text = " ".join(str(e.value) for e in at.main.get("markdown"))
     [changed] = [str(e.value) for e in at.main.get("markdown") if str(e.value).startswith("**What changed:**")]
     assert numbers["own"] in changed and numbers["words"] in changed, changed

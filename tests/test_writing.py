@@ -60,7 +60,7 @@ def test_no_developer_words_outside_expanders(page):
 
 
 def test_glossary_page_has_every_entry_with_its_anchor():
-    at = run_app("pages/glossary.py")
+    at = run_app("app_pages/glossary.py")
     assert not at.exception, at.exception
     headers = [h.proto.anchor for h in at.header]  # h2 under the page's h1 (axe-core's heading order)
     assert headers == [anchor(term) for term in TERMS]
@@ -88,15 +88,15 @@ def whys(at):
 
 
 def test_whys_follow_the_sentence_and_quote_its_numbers():
-    at = run_app("pages/home.py", "The animal didn't cross the street because it was too tired of Tokenization.")
+    at = run_app("app_pages/home.py", "The animal didn't cross the street because it was too tired of Tokenization.")
     tokens = whys(at)["Why do the tokens look like that?"]
     for shown in ("“The” shows as “the”", "“didn” + “'” + “t”", "“token” + “\\#\\#ization”", "17 tokens of your sentence"):
         assert shown in tokens
-    at = run_app("pages/home.py", "dogs bark")  # nothing to explain but the specials: no stale sentence
+    at = run_app("app_pages/home.py", "dogs bark")  # nothing to explain but the specials: no stale sentence
     tokens = whys(at)["Why do the tokens look like that?"]
     assert "uncased" not in tokens and "apostrophe" not in tokens and "2 tokens of your sentence" in tokens
 
-    at = run_app("pages/step3_softmax.py", special=True)
+    at = run_app("app_pages/step3_softmax.py", special=True)
     assert "each add up to 1.0000" in whys(at)["Why must every row add up to 1?"]
     assert "36 cells" in whys(at)["Why row by row, and not over the whole matrix?"]  # 6 tokens with [CLS]/[SEP]
 
@@ -106,7 +106,7 @@ def test_whatif_draws_the_uniform_picture():
 
     import numpy as np
 
-    at = run_app("pages/whatif.py")
+    at = run_app("app_pages/whatif.py")
     assert not at.exception, at.exception
     import base64
 

@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from ui.widgets.legacy_pages import leave_legacy_pages_mode
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 1, head 8 as the code counts (pages say layer 2, head 9): chosen by measuring all 72 heads on the default sentence with lessons/heads.py
@@ -163,6 +162,5 @@ def open_head_in_steps(sentence: str, layer: int, head: int, token: int, goto: s
 
 
 def settings() -> Settings:
-    leave_legacy_pages_mode()
     return st.session_state.get("_settings") or Settings(DEFAULT_SENTENCE, "learned", 32, 0, DEFAULT_LAYER,
                                                          DEFAULT_HEAD, False, 0, False, "")

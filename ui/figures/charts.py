@@ -38,6 +38,8 @@ def marker_bars(values, tokens, is_marker, title: str, teaching: bool = False):
         "marker": {"color": [MARKER_COLOUR if m else "#3b82f6" for m in is_marker],
                    "pattern": {"shape": ["/" if m else "" for m in is_marker]}},
         "textposition": "outside", "hovertemplate": "%{x}: %{y:.1%}<extra></extra>",
+        # plotly shrinks a label wider than its bar; on a phone that made "22%" too small to read
+        "constraintext": "none", "cliponaxis": False,
     }
     if len(values) <= 24:
         trace["text"] = [f"{100 * v:.0f}%" for v in values]

@@ -18,7 +18,7 @@ from ui.model import model_or_stop
 from ui.settings import Settings, choose_sentence
 from ui.text import md, pct, quote
 
-STEP_ONE = "pages/step1_scores.py"
+STEP_ONE = "app_pages/step1_scores.py"
 GOTO_KEY = "_goto_from_by_hand"
 
 

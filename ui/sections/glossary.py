@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 
 from ui.text import slug
 
-GLOSSARY_PAGE = "pages/glossary.py"
+GLOSSARY_PAGE = "app_pages/glossary.py"
 GLOSSARY_URL = "glossary"  # the page's URL path: its file name (see devtools/browser.py PAGES)
 
 TERMS: dict[str, str] = {

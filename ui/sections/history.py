@@ -49,4 +49,4 @@ def before_self_attention(view: View) -> None:
                "Left: one decoder state asks every source state; the arrows are the order the encoder reads in. "
                "Right: each word asks every word of the same sentence, all at once. The weights of your sentence are "
                "the matrices of step 3.")
-    st.page_link("pages/whatif.py", label="What-if lab: does attention see the order of the words?", icon="🔀")
+    st.page_link("app_pages/whatif.py", label="What-if lab: does attention see the order of the words?", icon="🔀")

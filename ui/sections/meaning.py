@@ -15,13 +15,13 @@ from serving import shared
 from ui import figures
 from ui.figures import meaning as meaning_figures
 from ui.figures.animation import offline_html
-from ui.sections.meaning_inputs import word_set_inputs  # noqa: F401  (pages/meaning.py's boxes, in a module of their own)
+from ui.sections.meaning_inputs import word_set_inputs  # noqa: F401  (app_pages/meaning.py's boxes, in a module of their own)
 from ui.sections.step_page import figure_pair
 from ui.settings import open_head_in_steps
 from ui.text import layer_head_name, layer_name, layer_tag, md, quote, shorten, slug
 
-PAGE = "pages/meaning.py"
-STEP_PAGE = "pages/step3_softmax.py"
+PAGE = "app_pages/meaning.py"
+STEP_PAGE = "app_pages/step3_softmax.py"
 
 
 def measured(model, word: str, group_a: list[str], group_b: list[str]) -> me.Measurement:

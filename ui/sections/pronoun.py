@@ -179,11 +179,11 @@ def head_detail(rows, analysis, verdict, pronoun, a, b, sentence: str, tag: str,
                f"{quote(b.text)} {pct(verdict.weight_b[layer, head])} of its attention (the bars of a word's pieces "
                "add up).")
     c3.button("Open this head in the four step pages →", on_click=open_head_in_steps, key="pron_open",
-              args=(sentence, layer, head, pronoun.position, "pages/step3_softmax.py"))
+              args=(sentence, layer, head, pronoun.position, "app_pages/step3_softmax.py"))
     if st.session_state.pop("_goto", None):
         # An empty dict, not None: Streamlit refuses to clear URL values that widgets are bound to; the
         # bound widgets write the new view into the URL themselves.
-        st.switch_page("pages/step3_softmax.py", query_params={})
+        st.switch_page("app_pages/step3_softmax.py", query_params={})
 
 
 def rollout_section(attentions, pronoun, candidates, model, sentence: str, teaching: bool) -> None:

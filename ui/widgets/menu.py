@@ -1,5 +1,5 @@
 """The app's own page menu in the sidebar (Streamlit's is switched off in .streamlit/config.toml: on a cold start
-it showed the pages/ folder's raw file names until st.navigation replaced them)."""
+it could list raw file names until st.navigation replaced them)."""
 
 from __future__ import annotations
 

@@ -19,30 +19,30 @@ from ui.widgets.sidebar import shown_tokens
 # Every page of the menu (app.py), in the order people read them: the tour's Previous / Next. The start page has
 # no Previous; the glossary's Next goes back to the start (tests/test_teaching_everywhere.py holds it to app.py).
 TOUR = [
-    ("pages/home.py", "Start"),
-    ("pages/by_hand.py", "0 · Attention by hand"),
-    ("pages/step1_scores.py", "Step 1 · scores"),
-    ("pages/step2_scaling.py", "Step 2 · scaling"),
-    ("pages/step3_softmax.py", "Step 3 · softmax"),
-    ("pages/step4_output.py", "Step 4 · output"),
-    ("pages/compare.py", "Compare two sentences"),
-    ("pages/pronoun.py", "Does “it” look at “dog”?"),
-    ("pages/meaning.py", "A word's meaning"),
-    ("pages/multihead.py", "Multi-head attention"),
-    ("pages/whatif.py", "What-if lab"),
-    ("pages/training.py", "Training lab"),
-    ("pages/quiz.py", "Check yourself"),
-    ("pages/glossary.py", "Glossary"),
+    ("app_pages/home.py", "Start"),
+    ("app_pages/by_hand.py", "0 · Attention by hand"),
+    ("app_pages/step1_scores.py", "Step 1 · scores"),
+    ("app_pages/step2_scaling.py", "Step 2 · scaling"),
+    ("app_pages/step3_softmax.py", "Step 3 · softmax"),
+    ("app_pages/step4_output.py", "Step 4 · output"),
+    ("app_pages/compare.py", "Compare two sentences"),
+    ("app_pages/pronoun.py", "Does “it” look at “dog”?"),
+    ("app_pages/meaning.py", "A word's meaning"),
+    ("app_pages/multihead.py", "Multi-head attention"),
+    ("app_pages/whatif.py", "What-if lab"),
+    ("app_pages/training.py", "Training lab"),
+    ("app_pages/quiz.py", "Check yourself"),
+    ("app_pages/glossary.py", "Glossary"),
 ]
-STEP_PAGES = ("pages/step1_scores.py", "pages/step2_scaling.py", "pages/step3_softmax.py", "pages/step4_output.py")
+STEP_PAGES = ("app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py", "app_pages/step4_output.py")
 # Pages that do not read the shared sentence: what the slide's first row says in place of its sentence box.
 OWN_INPUT = {
-    "pages/by_hand.py": "This page has its own four words: drag the query below.",
-    "pages/compare.py": "This page has its own two sentences: type them below.",
-    "pages/pronoun.py": "This page has its own sentence box, below (any sentence with a pronoun).",
-    "pages/meaning.py": "This page has its own word and sentences: choose a set below.",
-    "pages/training.py": "This page trains a new head on made-up sentences: choose a task below.",
-    "pages/glossary.py": "Type a word in the box below to find it.",
+    "app_pages/by_hand.py": "This page has its own four words: drag the query below.",
+    "app_pages/compare.py": "This page has its own two sentences: type them below.",
+    "app_pages/pronoun.py": "This page has its own sentence box, below (any sentence with a pronoun).",
+    "app_pages/meaning.py": "This page has its own word and sentences: choose a set below.",
+    "app_pages/training.py": "This page trains a new head on made-up sentences: choose a task below.",
+    "app_pages/glossary.py": "Type a word in the box below to find it.",
 }
 
 
@@ -66,7 +66,7 @@ def step_nav(current: str) -> None:
     left, _, right = st.columns([1, 1, 1])
     _previous_next(current, left, right)
     if current in STEP_PAGES:  # the animated walk-through (ui/sections/walkthrough.py) is on the start page
-        st.page_link("pages/home.py", label="▶ Play the four steps for the selected token (on the start page)")
+        st.page_link("app_pages/home.py", label="▶ Play the four steps for the selected token (on the start page)")
 
 
 def slide_top(current: str) -> None:

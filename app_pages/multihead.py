@@ -34,7 +34,7 @@ def markers_note(heads, labels, is_special) -> str:
             f"{'only ' if short else ''}{pct(by_length)}: {verdict}.")
 
 
-slide_top("pages/multihead.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/multihead.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Multi-head attention: 12 heads side by side")
 s = settings()
 model, analysis = load_analysis(s)
@@ -137,4 +137,4 @@ for tab, matrix, name in zip(tabs, (concat, projected, block), ("concat", "after
                                             column_groups=model.d_head if by_head else None),
                      figures.figure_filename(f"multihead_{name}", s.sentence, layer_tag(layer)), teaching,
                      key=f"mh-{name}")
-step_nav("pages/multihead.py")
+step_nav("app_pages/multihead.py")

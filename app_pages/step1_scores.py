@@ -22,7 +22,7 @@ def follow_the_selected_token(view):
         f"others) and a **value** (what it will pass on). They are made from X, {view.input_explained} "
         f"— here by *{view.label}*. Each has **d_k = {s.d_k}** numbers."
     )
-    st.page_link("pages/by_hand.py", icon="✋", label="Try it by hand first: four words, two numbers each →")
+    st.page_link("app_pages/by_hand.py", icon="✋", label="Try it by hand first: four words, two numbers each →")
     with more_detail("the queries and keys themselves (Q and K), and the matrices that make them"):
         if view.is_toy:
             st.latex(rf"\underbrace{{X}}_{{{n}\times{d_model}}} = \underbrace{{Q}}_{{{n}\times{s.d_k}}}"
@@ -104,8 +104,8 @@ def follow_the_selected_token(view):
                          figures.figure_filename("step1_V", view.settings.sentence, view.code), teaching, key="fig-V")
     step_downloads(view, "step1_scores", view.drawn_scores(), view.score_keys)
     whys.show_step1(view)
-    step_nav("pages/step1_scores.py")
+    step_nav("app_pages/step1_scores.py")
 
 
-slide_top("pages/step1_scores.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
+slide_top("app_pages/step1_scores.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 1 · Compare every query with every key", follow_the_selected_token)

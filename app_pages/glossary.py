@@ -7,7 +7,7 @@ from ui.text import md
 from ui.widgets.tour import slide_top, step_nav
 
 settings()  # a cold link straight to this page still runs through app.py (its sidebar and navigation)
-slide_top("pages/glossary.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/glossary.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Glossary")
 st.markdown("Every word the pages use that you may not know, in plain words. Links on the other pages open the "
             "entry here in a new tab. Type to filter:")
@@ -21,4 +21,4 @@ if not shown:
 for term in shown:
     st.header(term, anchor=anchor(term), divider="gray")
     st.markdown(TERMS[term])
-step_nav("pages/glossary.py")  # its Next: back to the start
+step_nav("app_pages/glossary.py")  # its Next: back to the start

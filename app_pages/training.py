@@ -10,7 +10,7 @@ from ui.widgets.tour import slide_top, step_nav
 
 D_K_OPTIONS = [4, 8, 16, 32, 64, 128, 512]
 
-slide_top("pages/training.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/training.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Training lab: watch one attention head learn")
 s = settings()
 teaching = s.teaching
@@ -57,5 +57,5 @@ sections.pattern_section(run, words, shown, setting, task, d_k, teaching)
 sections.comparison_section(model, task, compare_runs, teaching)
 sections.how_computed(run, seed)
 training_jacobian.jacobian_section(teaching)
-st.page_link("pages/step3_softmax.py", label="Back to step 3, softmax")
-step_nav("pages/training.py")
+st.page_link("app_pages/step3_softmax.py", label="Back to step 3, softmax")
+step_nav("app_pages/training.py")

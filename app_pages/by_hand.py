@@ -8,10 +8,10 @@ from ui.widgets.tour import slide_top, step_nav
 from ui.settings import settings
 
 s = settings()
-slide_top("pages/by_hand.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/by_hand.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Attention by hand")
 by_hand.introduction(s.teaching, by_hand.model_key_size(s))
 by_hand.drawing(s.teaching)
 by_hand.how_it_works(s.teaching)
 by_hand.hand_over(s, s.teaching)
-step_nav("pages/by_hand.py")
+step_nav("app_pages/by_hand.py")

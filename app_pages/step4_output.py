@@ -83,7 +83,7 @@ def follow_the_selected_token(view):
         st.markdown(likeness)
     st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
                 "to the next layer, which repeats the whole process.")
-    st.page_link("pages/meaning.py", icon="📏",
+    st.page_link("app_pages/meaning.py", icon="📏",
                  label="What these outputs achieve, as a picture: a word's vectors in many sentences, layer by layer →")
     if not teaching:
         st.caption(f"Check: the rows add up to the output to within {check:.1e}." if check >= 1e-5 else
@@ -91,8 +91,8 @@ def follow_the_selected_token(view):
     step_downloads(view, "step4_output", output)
     whys.show_step4(view)
     before_self_attention(view)
-    step_nav("pages/step4_output.py")
+    step_nav("app_pages/step4_output.py")
 
 
-slide_top("pages/step4_output.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
+slide_top("app_pages/step4_output.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 4 · The output is a weighted mix of the values", follow_the_selected_token)

@@ -90,9 +90,9 @@ def follow_the_selected_token(view):
     step_downloads(view, "step3_weights", weights, keys)
     if not figures.answers_hidden(matrix_file, teaching):  # the "why" answers quote this matrix's shares
         whys.show_step3(view)
-    st.page_link("pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
-    step_nav("pages/step3_softmax.py")
+    st.page_link("app_pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
+    step_nav("app_pages/step3_softmax.py")
 
 
-slide_top("pages/step3_softmax.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
+slide_top("app_pages/step3_softmax.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 3 · Softmax turns scores into attention weights", follow_the_selected_token)

@@ -96,7 +96,7 @@ def follow_the_selected_token(view):
                 f"puts **{pct(unscaled[top_unscaled])}** on {quote(keys[top_unscaled])}; with scaling, the largest "
                 f"weight is **{pct(scaled[top_scaled])}** on {quote(keys[top_scaled])}."
             )
-            st.page_link("pages/training.py", label="The real test: the Training lab")
+            st.page_link("app_pages/training.py", label="The real test: the Training lab")
             with more_detail("how spread out the row is, in bits (entropy)"):
                 st.markdown(
                     f"The row's entropy (a measure of how spread out the shares are: 0 bits = one token takes "
@@ -109,8 +109,8 @@ def follow_the_selected_token(view):
     specials_note(view, folded=not view.is_toy, scores_too=True)
     step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
     whys.show_step2(view)
-    step_nav("pages/step2_scaling.py")
+    step_nav("app_pages/step2_scaling.py")
 
 
-slide_top("pages/step2_scaling.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
+slide_top("app_pages/step2_scaling.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
 step_page("Step 2 · Scale the scores by √d_k", follow_the_selected_token)

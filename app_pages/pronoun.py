@@ -8,7 +8,7 @@ from ui.settings import PRONOUN_HEAD, PRONOUN_PRESET, settings
 from ui.text import quote
 from ui.widgets.tour import slide_top, step_nav
 
-slide_top("pages/pronoun.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/pronoun.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Does “it” attend to “dog”?")
 st.markdown(
     "A common claim: in *A dog ate the food because it was hungry.*, self-attention lets **it** put most of "
@@ -39,4 +39,4 @@ sections.head_detail(rows, analysis, verdict, pronoun, a, b, sentence, tag, pron
 sections.rollout_section(attentions, pronoun, candidates, model, sentence, teaching)
 sections.contrast_section(sentence, s, verdict, pronoun, a, b, tag, teaching, chosen=board.chosen)
 test_set_section(board, teaching)
-step_nav("pages/pronoun.py")
+step_nav("app_pages/pronoun.py")

@@ -12,7 +12,7 @@ from ui.view import current_view, steps_for
 from ui.sections.whatif import decoder_section, no_softmax_text, word_order_section
 from ui.widgets.tour import slide_top, step_nav
 
-slide_top("pages/whatif.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/whatif.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("What-if lab: change one thing, watch every step")
 view = current_view()
 s = view.settings
@@ -146,4 +146,4 @@ st.markdown(explain.get(choice, "") + " " + row_note)
 whys.show_whatif(view)
 word_order_section(view)
 decoder_section(view, runs["causal (decoder) mask"], tokens)
-step_nav("pages/whatif.py")
+step_nav("app_pages/whatif.py")

@@ -19,13 +19,13 @@ from ui.text import layer_head_name, layer_head_tag, md, pct, quote
 s = settings()
 teaching = s.teaching
 layer, head = s.layer, s.head
-slide_top("pages/compare.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/compare.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Compare two sentences")
 st.markdown(
     "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
     f"head (**{layer_head_name(layer, head)}**, the model's learned weights) reads two sentences. Follow a word "
     "they share and see where it looks in each.")
-st.page_link("pages/meaning.py", icon="📏",
+st.page_link("app_pages/meaning.py", icon="📏",
              label="One head is one view: whether the two meanings come apart, over all layers →")
 if s.mode != "learned":
     st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
@@ -126,4 +126,4 @@ if (best_layer, best_head) != (layer, head):
 if not s.show_special:
     st.caption(f"“{explain.MARKER_COLUMN}” adds up the attention on the two marker tokens the model puts around every "
                "sentence (hidden here, not removed: each row still sums to 1).")
-step_nav("pages/compare.py")
+step_nav("app_pages/compare.py")

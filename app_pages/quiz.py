@@ -9,7 +9,7 @@ from ui.text import md, quote, shorten, slug
 from ui.view import current_view
 from ui.widgets.tour import slide_top, step_nav
 
-slide_top("pages/quiz.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/quiz.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("Check yourself")
 st.markdown("Questions about self-attention, answered with **your sentence's** numbers. Choose an answer to see "
             "whether it is right and why. For the open questions, write your answer first, then compare.")
@@ -78,4 +78,4 @@ for group in GROUPS:
 st.markdown(score_line)
 st.caption(f"Numbers computed from: {md(view.label)}. A new sentence starts a fresh quiz; going back to an "
            "earlier sentence brings its answers back.")
-step_nav("pages/quiz.py")
+step_nav("app_pages/quiz.py")

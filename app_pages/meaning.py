@@ -8,7 +8,7 @@ from ui.settings import settings
 from ui.text import quote
 from ui.widgets.tour import slide_top, step_nav
 
-slide_top("pages/meaning.py")  # teaching mode: sentence, examples, Previous / Next
+slide_top("app_pages/meaning.py")  # teaching mode: sentence, examples, Previous / Next
 st.title("A word's meaning comes from its sentence")
 s = settings()
 teaching = s.teaching
@@ -34,4 +34,4 @@ sections.accuracy_section(result, teaching)
 sections.heads_section(model, result, teaching)
 if not teaching:
     sections.downloads(result, names)
-step_nav("pages/meaning.py")
+step_nav("app_pages/meaning.py")
