@@ -2,7 +2,7 @@ import numpy as np
 import streamlit as st
 
 from attention import core
-from lessons.explain import length_shares
+from lessons.explain import MARKER_COLUMN, length_shares
 from lessons.heads import LARGEST_TARGET_SHARE, describe_heads, head_distances
 from ui import figures
 from ui.figures.head_flip import TARGET_WORDS, where_it_goes
@@ -84,6 +84,9 @@ figures.show(figures.small_multiples(list(drawn), row_labels, titles,
                                      f"{layer_name(layer, model.n_layers, capital=True)}: attention weights of all 12 heads · “{shorten(s.sentence, 40)}”",
                                      teaching=teaching, selected=selected, key_tokens=key_labels),
              figures.figure_filename("multihead_heads", s.sentence, layer_tag(layer)), teaching)
+if key_labels and key_labels[-1] == MARKER_COLUMN:  # the titles measure the whole row, markers apart
+    st.caption(f"The last column, “{MARKER_COLUMN}”, holds both markers: a title's “to [CLS]” or “to [SEP]” is in it, "
+               "and so is “the token before” of the first word (the token before it is [CLS]).")
 
 show_head_flip(s, model, analysis, selected)
 

@@ -30,7 +30,7 @@ a, b = candidates[0], candidates[1]
 rows = attentions[:, :, list(pronoun.pieces), :].mean(axis=2)   # [L, H, n] attention from the pronoun
 verdict = pr.verdict(rows, analysis.tokens, a, b, pronoun.text, quote=quote)
 board = sections.scoreboard(model)
-preset = f"the sidebar's preset “{PRONOUN_PRESET}”" if board.chosen == PRONOUN_HEAD else ""
+preset = f"the head preset “{PRONOUN_PRESET}”" if board.chosen == PRONOUN_HEAD else ""
 st.markdown(pr.page_verdict(verdict, a.text, b.text, pronoun.text, board, quote=quote, known_as=preset)
             + " The sections below show each number.")
 

@@ -1,3 +1,4 @@
+import functools
 import streamlit as st
 
 from lessons.questions import GROUPS, PAGE_TITLES, answer_key, answer_sheet, model_answer, quiz, score, verdict
@@ -29,7 +30,8 @@ score_line = f"Score: **{right} right** of {answered} answered ({total} question
 st.markdown(score_line)
 # For the teacher: the same questions and answers as one printable file (made only when clicked).
 st.download_button("⬇️ The answer key as a printable HTML file (opens offline, for class)",
-                   lambda: answer_key_html(questions, sentence, view.label),
+                   # bound values, not a lambda: a lambda keeps the page's whole namespace (its model pass)
+                   functools.partial(answer_key_html, questions, sentence, view.label),
                    file_name=f"answer_key_{slug(sentence)}.html", mime="text/html", key="quiz-answer-key",
                    on_click="ignore")
 # Off by default: a student answers first. On, the page is an answer key a teacher can read on screen.

@@ -37,6 +37,8 @@ def follow_the_selected_token(view):
                                kind="weights", highlight_row=i, teaching=teaching,
                                last_column=view.last_column("weights")),
         "step3_weights",
+        slide_line="Softmax turns each row of scores into **weights between 0 and 1 that add up to 1**: the darker "
+                   "the cell, the more that row's token looks at that column's token.",
     )
     specials_note(view)
 

@@ -31,6 +31,8 @@ def follow_the_selected_token(view):
                                kind="vectors", highlight_row=i, teaching=teaching, x_title="number (dimension)",
                                y_title="token"),
         "step4_output",
+        slide_line=f"Each row is the token's **new vector of {output.shape[1]} numbers**: every token's value, mixed "
+                   "by the weights of step 3.",
     )
 
     st.header(f"How the output of {quote(view.token_label)} is built")

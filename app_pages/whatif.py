@@ -44,11 +44,11 @@ normal = runs["normal"]
 table = [{"variant": labels[name], **{k: f"{v:.4f}" if np.isfinite(v) else "—" for k, v in effect(run, normal).items()}}
          for name, run in runs.items()]
 tables.dataframe(table, hide_index=True)
-st.caption("Entropy: how spread out a row is (0 bits = all on one token; "
-           f"log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = perfectly even). "
+st.caption(f"In this table, entropy: how spread out a row is over all its tokens{'' if view.is_toy else ', [CLS] and [SEP] apart'} (0 bits = "
+           f"all on one token; log2({len(tokens)}) = {np.log2(len(tokens)):.2f} bits = even over all {len(tokens)}). "
            "Output distance: the average length of (new output − normal output) per token; “—” where the "
-           "outputs have different lengths and cannot be compared, or (no softmax) where a row is no longer shares "
-           "that add up to 1, so it has no entropy.")
+           "outputs have different lengths and cannot be compared, or (no softmax) where a row's numbers no longer "
+           "add up to 1, so it has no entropy.")
 
 # The options are positions, not names: the temperature variant's name carries the slider's value, and a
 # radio whose option changes forgets the choice (the variants always come in the same order).

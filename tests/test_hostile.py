@@ -93,7 +93,7 @@ def test_hostile_labels_on_the_pronoun_page_buttons_and_choices():
     """The "Use the sidebar's sentence" button (a shared link's sentence in a button label, the issue's image),
     the answer radio and the candidates, with hostile words on both sides."""
     at = run_app("app_pages/pronoun.py", HOSTILE, pron_sentence=HOSTILE_B)
-    assert any(b.label.startswith("Use the sidebar") for b in at.button), "the button under test is not shown"
+    assert any(b.label.startswith("Use the other pages") for b in at.button), "the button under test is not shown"
     assert_nothing_rendered(at, "pronoun, sidebar button")
     at.button(key="pron_use_sidebar").click().run()
     assert at.text_input(key="pron_sentence").value == HOSTILE
@@ -349,7 +349,7 @@ def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, br
         assert page.locator('a[href*="evil.test"]:not([href^="glossary"]):not([href*="/glossary"])').count() == 0
         assert page.locator("b", has_text="bold").count() == 0
         if name == "pronoun":
-            button = page.get_by_role("button", name="Use the sidebar's sentence")
+            button = page.get_by_role("button", name="Use the other pages' sentence")
             # as typed (the label is shortened); md() puts an invisible word joiner in "://" so it is no link
             assert "saw ![i](http://evil.test" in button.inner_text().replace("\u2060", "")
         page.screenshot(path=str(ROOT_SHOTS / f"hostile_{name}.png"), full_page=False)

@@ -67,7 +67,7 @@ def test_three_sentences_in_a_row_each_get_their_own_words_and_the_models_counts
         # The verdict's head is the argmax of the absolute weight on A, and its chart shows that weight.
         best = np.unravel_index(np.argmax(weight_a), weight_a.shape)
         assert f"Layer {best[0] + 1}, head {best[1] + 1} gives “{a}” the most weight" in text  # counted from 1
-        assert [w.value for w in at.selectbox if w.label in ("Layer", "Head")] == [best[0], best[1]]
+        assert [w.value for w in at.main.selectbox if w.label in ("Layer", "Head")] == [best[0], best[1]]  # not the sidebar's
         np.testing.assert_allclose(chart_array(at, 0, "z"), weight_a, atol=1e-6)
         bars = chart_array(at, 2, "y")
         analysis = model.analyze(sentence)
@@ -81,7 +81,7 @@ def test_picks_for_the_same_sentence_are_kept_and_a_new_sentence_starts_fresh():
     candidates = next(w for w in at.multiselect if w.label.startswith("Candidates"))
     food_first = list(candidates.value)[::-1]
     candidates.set_value(food_first).run()
-    next(w for w in at.selectbox if w.label == "Head").set_value(0).run()
+    next(w for w in at.main.selectbox if w.label == "Head").set_value(0).run()
     at.run()                                            # any other rerun
     assert analysed(at)[1] == ["food", "dog"]
     assert "put more attention on “food” than on “dog”" in all_text(at)
@@ -107,8 +107,8 @@ def test_no_candidate_then_a_split_candidate_never_shows_a_stale_result(model):
 
 
 def type_in_sidebar(at, sentence):
-    """After switch_page AppTest runs the page without app.py: set what app.py's sidebar would have read."""
-    at.session_state["_settings"] = dataclasses.replace(at.session_state["_settings"], sentence=sentence)
+    """The sidebar's box takes the sentence; app.py runs before the page and hands it over (the settings)."""
+    at.session_state["sentence"] = sentence
     at.run()
 
 

@@ -90,6 +90,10 @@ def test_score_counts_only_answered_choices(live):
     assert score(qs, choices) == (1, 2, len(graded))
 
 
+def page_text(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
 def test_page_checks_answers_keeps_them_per_sentence_and_links_the_explaining_page():
     at = run_app("app_pages/quiz.py")
     assert not at.exception, at.exception
@@ -103,26 +107,23 @@ def test_page_checks_answers_keeps_them_per_sentence_and_links_the_explaining_pa
     assert [s.value for s in at.success][0].startswith("**Right:**")
     assert "The right answer is “Weights could be negative" in at.error[0].value
     assert any(i.value.startswith("**A model answer:**") and "Divide each by their total" in i.value for i in at.info)
-    assert "**1 right** of 2 answered" in at.markdown[1].value
+    assert "**1 right** of 2 answered" in page_text(at)
     # The answers' own links ("Read more"), not the tour's Previous / Next at the page's foot.
     links = [link.proto.page for link in at.get("page_link") if link.proto.label.startswith("Read more")]
     # One per answered question: two explained on step 3, "no softmax" in the what-if lab that shows it.
     assert sorted(links) == ["step3_softmax", "step3_softmax", "whatif"]
 
-    # After switch_page AppTest runs the page without app.py, so the sidebar's new sentence arrives as app.py
-    # would hand it over: in the shared settings.
-    settings = at.session_state["_settings"]
-    at.session_state["_settings"] = dataclasses.replace(settings, sentence="Dogs chase cats.")
+    at.session_state["sentence"] = "Dogs chase cats."  # the sidebar's box; app.py hands it to the page
     at.run()  # a new sentence: a fresh quiz
     assert not at.exception and not at.success and not at.error
-    assert "**0 right** of 0 answered" in at.markdown[1].value
+    assert "**0 right** of 0 answered" in page_text(at)
     assert not any("good" in m.value for m in at.markdown if m.value.startswith("**"))
-    at.session_state["_settings"] = settings
+    at.session_state["sentence"] = first
     at.run()  # the same sentence again: its answers are back
-    assert "**1 right** of 2 answered" in at.markdown[1].value
+    assert "**1 right** of 2 answered" in page_text(at)
     assert len(at.success) == 1 and len(at.error) == 1
 
     at.switch_page("app_pages/step3_softmax.py").run()  # leave the page and come back
     at.switch_page("app_pages/quiz.py").run()
-    assert "**1 right** of 2 answered" in at.markdown[1].value
+    assert "**1 right** of 2 answered" in page_text(at)
     assert Path(ROOT / "app_pages/quiz.py").read_text().count("st.radio") == 1  # a thin loop over the data

@@ -62,11 +62,11 @@ def test_no_developer_words_outside_expanders(page):
 def test_glossary_page_has_every_entry_with_its_anchor():
     at = run_app("app_pages/glossary.py")
     assert not at.exception, at.exception
-    headers = [h.proto.anchor for h in at.header]  # h2 under the page's h1 (axe-core's heading order)
+    headers = [h.proto.anchor for h in at.main.header]  # h2 under the page's h1 (axe-core's heading order)
     assert headers == [anchor(term) for term in TERMS]
     assert len(set(headers)) == len(TERMS)
     at.text_input(key="glossary_filter").input("softmax").run()
-    shown = [h.value for h in at.header]
+    shown = [h.value for h in at.main.header]
     assert "softmax" in shown and "token" not in shown and len(shown) < len(TERMS)
 
 

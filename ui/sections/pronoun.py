@@ -40,11 +40,11 @@ def page_sentence(s) -> str:
     warn_if_cut(sentence, MAX_SENTENCE_CHARS)
     if s.sentence.strip() and s.sentence != sentence:
         if pr.has_pronoun(s.sentence):
-            st.button(f"Use the sidebar's sentence: {md(shorten(s.sentence, 60))}",
+            st.button(f"Use the other pages' sentence: {md(shorten(s.sentence, 60))}",
                       on_click=st.session_state.__setitem__, args=("pron_sentence", s.sentence),
                       key="pron_use_sidebar")
         else:
-            st.caption(f"The sidebar's sentence {quote(shorten(s.sentence, 60))} has no pronoun, so this page uses "
+            st.caption(f"The other pages' sentence {quote(shorten(s.sentence, 60))} has no pronoun, so this page uses "
                        "its own example. Type any sentence with a pronoun above.")
     if not sentence.strip():
         st.info("Type a sentence with a pronoun (it, he, she, they…) to begin.")

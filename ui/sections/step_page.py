@@ -19,11 +19,15 @@ from ui.widgets.sidebar import draw_token_list
 from ui.widgets.tour import sentence_box
 
 
-def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str) -> None:
-    """Explanation and formula on the left, the figure on the right (stacked in teaching mode)."""
+def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig, step_name: str,
+                     slide_line: str | None = None) -> None:
+    """Explanation and formula on the left, the figure on the right (stacked in teaching mode, where one plain
+    line, slide_line, says what the picture shows: a formula alone tells a class nothing)."""
     teaching = view.settings.teaching
     filename = figures.figure_filename(step_name, view.settings.sentence, view.code)
     if teaching:
+        if slide_line:
+            st.markdown(slide_line)
         st.latex(formula if isinstance(formula, str) else formula[0])  # a slide keeps one line of formula
         figures.show(fig, filename, teaching, key=f"fig-{step_name}")
         return
@@ -84,14 +88,13 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
         return
     # Explained once, with a picture, on the start page (ui/sections/markers.py): here a few words and a link.
     text = f"**[CLS]** and **[SEP]**: the two markers the model adds ({markers_link()})."
+    apart = "" if view.settings.teaching else " Tick “Show [CLS] and [SEP]” in the sidebar to see each apart."
     if view.hidden.size and not folded:
-        text += (f" They are hidden from the matrices, not from the computation: the last column, "
-                 f"“{view.score_keys[-1]}”, counts the two as one key: the score that step 3 turns into their "
-                 "two weights added, the share of attention they take. Tick “Show [CLS] and [SEP]” in the sidebar to see each of them.")
+        text += (f" Here they are drawn together as the last column, “{view.score_keys[-1]}”: the two counted as one "
+                 "key, whose score step 3 turns into their two weights added." + apart)
     elif view.hidden.size:
-        text += (f" They are hidden from the picture but not from the numbers: the column "
-                 f"“{view.hidden_label}” adds up what goes to them, so every row still sums to 1. Tick "
-                 "“Show [CLS] and [SEP]” in the sidebar to see them apart.")
+        text += (f" Here they are drawn together as the last column, “{view.hidden_label}”: their two weights added, "
+                 "so every row still sums to 1." + apart)
         if scores_too:  # step 2: score matrices and a row of weights on one page, the same column in both
             text += (f" In the score matrices the same column, “{view.score_keys[-1]}”, counts the two as one key: "
                      "scores do not add up, so it holds the score that softmax turns into their weights added.")
