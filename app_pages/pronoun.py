@@ -9,7 +9,7 @@ from ui.text import quote
 from ui.widgets.tour import slide_top, step_nav
 
 slide_top("app_pages/pronoun.py")  # teaching mode: sentence, examples, Previous / Next
-st.title("Does “it” attend to “dog”?")
+st.title("Does “it” look at the right noun?")
 st.markdown(
     "A common claim: in *A dog ate the food because it was hungry.*, self-attention lets **it** put most of "
     "its attention on **dog**, and that is how the model knows what *it* means. Here you can test that on "
