@@ -31,7 +31,7 @@ pages = {
         st.Page("app_pages/compare.py", title="Compare two sentences"),
     ],
     "Going further": [
-        st.Page("app_pages/pronoun.py", title="Does “it” look at the right noun?"),
+        st.Page("app_pages/pronoun.py", title="Does “it” find its noun?"),
         st.Page("app_pages/meaning.py", title="A word's meaning comes from its sentence"),
         st.Page("app_pages/multihead.py", title="Multi-head attention"),
         st.Page("app_pages/whatif.py", title="What-if lab"),

@@ -24,7 +24,7 @@ PRONOUN, MULTIHEAD, WHATIF = "app_pages/pronoun.py", "app_pages/multihead.py", "
 MEANING = "app_pages/meaning.py"
 PAGE_TITLES = {HOME: "What self-attention does", STEP1: "Step 1 · Query·Key scores",
                STEP2: "Step 2 · Scaling by √d_k", STEP3: "Step 3 · Softmax → weights",
-               STEP4: "Step 4 · Output = weights·V", PRONOUN: "Does “it” look at the right noun?",
+               STEP4: "Step 4 · Output = weights·V", PRONOUN: "Does “it” find its noun?",
                MULTIHEAD: "Multi-head attention", WHATIF: "What-if lab",
                MEANING: "A word's meaning comes from its sentence"}
 GROUPS = ("Why self-attention", "Step 1 · Query·Key scores", "Step 2 · Scaling by √d_k",

@@ -26,7 +26,7 @@ TOUR = [
     ("app_pages/step3_softmax.py", "Step 3 · softmax"),
     ("app_pages/step4_output.py", "Step 4 · output"),
     ("app_pages/compare.py", "Compare two sentences"),
-    ("app_pages/pronoun.py", "Does “it” look at the right noun?"),
+    ("app_pages/pronoun.py", "Does “it” find its noun?"),
     ("app_pages/meaning.py", "A word's meaning"),
     ("app_pages/multihead.py", "Multi-head attention"),
     ("app_pages/whatif.py", "What-if lab"),
