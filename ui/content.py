@@ -1,23 +1,159 @@
-"""Words that live in text files (content/<language>/<name>.md), with named placeholders the code fills in.
+"""Every sentence a person reads, kept in text files per language (content/<language>/), filled in by the code.
 
-A teacher can change such a text without touching Python; a placeholder the code does not know fails at once
-(KeyError), in a test, not on a visitor's page.
+A text file is either one text (`content/en/model_card.md`, named "model_card") or a page's many texts
+(`content/en/step3.toml`, whose key `intro` is named "step3.intro"): TOML literal strings ('''…''') holding
+Markdown with Jinja2 placeholders ({{ token }}) and the few branches a story needs ({% if … %}). The code formats
+every number (so the sentence's number is the figure's) and escapes everything a visitor typed (ui/text.md)
+before passing it in; a template only places them.
+
+Jinja2 because it is the template language Streamlit already installs (through altair) and the one Python's
+documentation tools use: named placeholders, branches and loops, a strict mode in which a misspelled placeholder is
+an error, and a parser that lists a template's placeholders, so a test can check every call against its template
+(tests/test_content.py). Plurals are branches ({% if n == 1 %}); Babel/gettext would add a dependency for the
+two-form English plural only.
+
+Languages: every folder under content/ (English is complete; a missing text in another language falls back to
+English) and "pseudo", the standard pseudo-localisation check: the English text with every letter of the template's
+own words accented and each line wrapped in ⟦…⟧, while the filled-in values (numbers, tokens, the typed sentence)
+stay as they are. A page in pseudo that shows three English words in a row outside the markers has a sentence left
+in code (tests/test_pseudo_language.py).
 """
 
 from __future__ import annotations
 
+import re
+import tomllib
 from functools import lru_cache
 from pathlib import Path
 
+import jinja2
+import jinja2.meta
+
 CONTENT = Path(__file__).resolve().parent.parent / "content"
-LANGUAGE = "en"
+ENGLISH = "en"
+PSEUDO = "pseudo"
+LANGUAGE_KEY = "lang"  # the setting's session-state key and link parameter
+
+# Around every filled-in value while a pseudo text is made: the accenting skips what is inside, then they go.
+_VALUE_START, _VALUE_END = "\ue000", "\ue001"
+_ENVIRONMENT = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False,
+                                  trim_blocks=True, lstrip_blocks=True)
+_PSEUDO_ENVIRONMENT = _ENVIRONMENT.overlay(finalize=lambda value: f"{_VALUE_START}{value}{_VALUE_END}")
 
 
-@lru_cache(maxsize=32)
-def template(name: str, language: str = LANGUAGE) -> str:
-    return (CONTENT / language / f"{name}.md").read_text(encoding="utf-8")
+class ContentError(KeyError):
+    """A text the code asks for is not in the English files (a misspelled name)."""
 
 
-def text(name: str, **values) -> str:
-    """The text `name` with its {placeholders} filled in."""
-    return template(name).format_map(values)
+def languages() -> list[str]:
+    """The languages a visitor may choose: each folder of content/, English first, then the pseudo-language."""
+    folders = sorted(p.name for p in CONTENT.iterdir() if p.is_dir() and p.name != ENGLISH)
+    return [ENGLISH, *folders, PSEUDO]
+
+
+def language_name(language: str) -> str:
+    """A language's name as its own speakers write it (content/<language>/language.toml), for the switch."""
+    # the same in every language (a switch names each language in its own words), so a rerun matches it again
+    return words("language.pseudo_name", language=PSEUDO) if language == PSEUDO else source("language.name", language)
+
+
+def current_language() -> str:
+    """The running page's language (the `lang` setting), or English outside a Streamlit run (tests, scripts)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx  # ui/ may use Streamlit; imported late for bare use
+
+    context = get_script_run_ctx(suppress_warning=True)
+    if context is None:
+        return ENGLISH
+    import streamlit as st
+
+    # Before the sidebar's switch is made on a session's first run (the menu's names come first), the link says
+    chosen = (context.session_state[LANGUAGE_KEY] if LANGUAGE_KEY in context.session_state
+              else st.query_params.get(LANGUAGE_KEY, ENGLISH))
+    return chosen if chosen in languages() else ENGLISH
+
+
+@lru_cache(maxsize=64)
+def _file_texts(language: str, file_name: str) -> dict[str, str]:
+    """One text file's texts by key ({} when the language has no such file)."""
+    folder = CONTENT / language
+    if (folder / f"{file_name}.toml").is_file():
+        with open(folder / f"{file_name}.toml", "rb") as handle:
+            return {key: text.strip("\n") for key, text in tomllib.load(handle).items()}
+    if (folder / f"{file_name}.md").is_file():
+        return {"": (folder / f"{file_name}.md").read_text(encoding="utf-8").rstrip("\n")}
+    return {}
+
+
+def source(name: str, language: str = ENGLISH) -> str:
+    """The template text of `name` ("step3.intro", or "model_card" for a whole file), in `language` or English."""
+    file_name, _, key = name.partition(".")
+    for folder in (language, ENGLISH) if language not in (ENGLISH, PSEUDO) else (ENGLISH,):
+        texts = _file_texts(folder, file_name)
+        if key in texts:
+            return texts[key]
+    raise ContentError(f"no text named {name!r} in content/{ENGLISH}/")
+
+
+@lru_cache(maxsize=4096)
+def _template(name: str, language: str) -> jinja2.Template:
+    environment = _PSEUDO_ENVIRONMENT if language == PSEUDO else _ENVIRONMENT
+    return environment.from_string(source(name, language))
+
+
+@lru_cache(maxsize=4096)
+def placeholders(name: str, language: str = ENGLISH) -> frozenset[str]:
+    """The names a text's template fills in (its placeholders and the values its branches test)."""
+    return frozenset(jinja2.meta.find_undeclared_variables(_ENVIRONMENT.parse(source(name, language))))
+
+
+def words(name: str, /, language: str | None = None, **values) -> str:
+    """The text `name` in the page's language, its placeholders filled with `values` (already formatted).
+
+    A value missing for a placeholder raises jinja2.UndefinedError; tests render every text (tests/test_content.py)."""
+    language = language or current_language()
+    rendered = _template(name, language).render(**values)
+    return pseudo(rendered) if language == PSEUDO else rendered
+
+
+# --- the pseudo-language -------------------------------------------------------------------------------------------
+_ACCENTED = str.maketrans("aeiouyAEIOUYcnszCNSZ", "áéíóúýÁÉÍÓÚÝçñšžÇÑŠŽ")
+# Spans whose letters are not the template's words: filled-in values, inline math, code, HTML tags and entities,
+# a link's address, Streamlit's :material/…: icons.
+_KEEP = re.compile(rf"{_VALUE_START}.*?{_VALUE_END}|\$[^$\n]+\$|`[^`\n]*`|<[^>\n]*>|&\w+;|\]\([^)\n]*\)"
+                   r"|:material/\w+:|:[a-z]+\[|\\[A-Za-z]+", re.S)
+# A line's Markdown prefix (heading, list item, quote) stays before the opening marker, or the line stops being one.
+_LINE_PREFIX = re.compile(r"^(\s*(?:#{1,6} |[-*+] |\d+\. |> )*)")
+MARK_OPEN, MARK_CLOSE = "⟦", "⟧"
+
+
+def _accent(text: str) -> str:
+    kept, last, parts = _KEEP.finditer(text), 0, []
+    for span in kept:
+        parts.append(text[last:span.start()].translate(_ACCENTED))
+        parts.append(span.group())
+        last = span.end()
+    parts.append(text[last:].translate(_ACCENTED))
+    return "".join(parts)
+
+
+def pseudo(text: str) -> str:
+    """The pseudo-language's form of a rendered English text: words accented, each line in ⟦…⟧, values untouched."""
+    lines = []
+    for line in _accent(text).split("\n"):
+        prefix = _LINE_PREFIX.match(line).group(1)
+        body = line[len(prefix):]
+        trailing = body[len(body.rstrip()):]
+        lines.append(f"{prefix}{MARK_OPEN}{body.rstrip()}{MARK_CLOSE}{trailing}" if body.strip() else line)
+    return "\n".join(lines).replace(_VALUE_START, "").replace(_VALUE_END, "")
+
+
+def english_runs(shown: str, data: tuple[str, ...] = (), run: int = 3) -> list[str]:
+    """Runs of `run` or more English words outside the pseudo-language's markers, once `data` (the typed sentence,
+    token names) is taken out: each is a sentence left in code. A word is letters without accents, not all capitals
+    (CLS, PCA and W_Q are names, not English)."""
+    outside = re.sub(rf"{MARK_OPEN}.*?{MARK_CLOSE}", " | ", shown, flags=re.S)
+    for datum in sorted(data, key=len, reverse=True):
+        if datum.strip():  # as a whole word: a token "i" must not split "this" into "th s"
+            outside = re.sub(rf"(?<![A-Za-z]){re.escape(datum)}(?![A-Za-z])", " | ", outside, flags=re.I)
+    word = r"[A-Za-z][a-z]+(?:'[a-z]+)?"
+    return [m.group() for m in re.finditer(rf"{word}(?:[ ,;:]+{word}){{{run - 1},}}", outside)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.meaning import MAX_WORD_CHARS
+from ui.content import languages
 from ui.settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
 from ui.text import md
 
@@ -30,6 +31,7 @@ LINK_CHECKS = {
     "teach": lambda v: v in ("true", "false"),
     "token": lambda v: link_number(v, MAX_LINK_TOKEN) is not None,
     "predict": lambda v: v in ("true", "false"),
+    "lang": lambda v: v in languages(),
 }
 # The link's texts, each at most its box's length (the meaning page's word box takes 40 characters).
 LINK_TEXTS = {"sentence": MAX_SENTENCE_CHARS, "pron_sentence": MAX_SENTENCE_CHARS, "word": MAX_WORD_CHARS,

@@ -7,6 +7,7 @@ import dataclasses
 import streamlit as st
 
 from attention.model import ModelLoadError, models_dir
+from ui.content import LANGUAGE_KEY, language_name, languages, words
 from ui.labels import unique_labels
 from ui.model import get_model
 from ui.settings import (
@@ -103,6 +104,8 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
         side.toggle("Predict first: hide the figures' numbers until “Reveal”", key="predict", bind="query-params",
                     help="Each figure's numbers stay hidden until you press its “Reveal the numbers” button, so "
                          "the class can guess them first. A new sentence or head hides them again.")
+    side.selectbox(words("sidebar.language_label"), languages(), key=LANGUAGE_KEY, bind="query-params",
+                   format_func=language_name)
     with side.expander("Model"):
         allowed = models_dir() is not None
         model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
