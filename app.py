@@ -6,38 +6,41 @@ import serving.startup  # noqa: F401  (first: heavy imports once per process, se
 from attention.model import resolve_model_name
 from serving.shared import start_warmup
 from ui import figures
+from ui.content import words
 from ui.widgets.menu import page_menu
 from ui.model import preload_model
-from ui.widgets.page_style import FORMULA_FONTS_HTML, SCROLL_FOCUS_HTML, apply_teaching_layout
+from ui.widgets.page_style import FORMULA_FONTS_HTML, apply_teaching_layout, scroll_focus_html
 from ui.turns import run_in_turn
 from ui.widgets.sidebar import sidebar_ui
 
 # Teaching mode is a slide: the sidebar starts collapsed. The toggle is made later (sidebar_ui), so its value
 # is read from the link or from this session's last run.
 _teaching = st.session_state.get("teach", st.query_params.get("teach") == "true") is True
-st.set_page_config(page_title="Self-attention, step by step", page_icon="🔎", layout="wide",
+st.set_page_config(page_title=words("menu.tab_title"), page_icon="🔎", layout="wide",
                    initial_sidebar_state="collapsed" if _teaching else "auto")
 
 # url paths of the pages that call ui.widgets.sidebar.draw_token_list from a fragment (the start page and the step pages)
 TOKEN_FRAGMENT_PAGES = ("", "home", "step1_scores", "step2_scaling", "step3_softmax", "step4_output")
 pages = {
-    "Start": [st.Page("app_pages/home.py", title="What self-attention does", icon="🏠", default=True)],
-    "The four steps": [
-        st.Page("app_pages/by_hand.py", title="0 · Attention by hand"),
-        st.Page("app_pages/step1_scores.py", title="1 · Query·Key scores"),
-        st.Page("app_pages/step2_scaling.py", title="2 · Scaling by √d_k"),
-        st.Page("app_pages/step3_softmax.py", title="3 · Softmax → weights"),
-        st.Page("app_pages/step4_output.py", title="4 · Output = weights·V"),
-        st.Page("app_pages/compare.py", title="Compare two sentences"),
+    words("menu.section_start"): [
+        st.Page("app_pages/home.py", title=words("menu.page_home"), icon="🏠", default=True),
     ],
-    "Going further": [
-        st.Page("app_pages/pronoun.py", title="Does “it” find its noun?"),
-        st.Page("app_pages/meaning.py", title="A word's meaning comes from its sentence"),
-        st.Page("app_pages/multihead.py", title="Multi-head attention"),
-        st.Page("app_pages/whatif.py", title="What-if lab"),
-        st.Page("app_pages/training.py", title="Training lab"),
-        st.Page("app_pages/quiz.py", title="Check yourself"),
-        st.Page("app_pages/glossary.py", title="Glossary", icon="📚"),
+    words("menu.section_steps"): [
+        st.Page("app_pages/by_hand.py", title=words("menu.page_by_hand")),
+        st.Page("app_pages/step1_scores.py", title=words("menu.page_step1_scores")),
+        st.Page("app_pages/step2_scaling.py", title=words("menu.page_step2_scaling")),
+        st.Page("app_pages/step3_softmax.py", title=words("menu.page_step3_softmax")),
+        st.Page("app_pages/step4_output.py", title=words("menu.page_step4_output")),
+        st.Page("app_pages/compare.py", title=words("menu.page_compare")),
+    ],
+    words("menu.section_further"): [
+        st.Page("app_pages/pronoun.py", title=words("menu.page_pronoun")),
+        st.Page("app_pages/meaning.py", title=words("menu.page_meaning")),
+        st.Page("app_pages/multihead.py", title=words("menu.page_multihead")),
+        st.Page("app_pages/whatif.py", title=words("menu.page_whatif")),
+        st.Page("app_pages/training.py", title=words("menu.page_training")),
+        st.Page("app_pages/quiz.py", title=words("menu.page_quiz")),
+        st.Page("app_pages/glossary.py", title=words("menu.page_glossary"), icon="📚"),
     ],
 }
 # Load the model before any widget exists: a shared link's widget values then arrive after the slow
@@ -51,7 +54,7 @@ st.session_state["_settings"] = sidebar_ui(token_list_in_page=navigation.url_pat
 apply_teaching_layout(st.session_state["_settings"].teaching)
 # One element for the scripts: an "SVG" button beside each camera, the formulas' fonts fetched at idle, scrolling
 # boxes a keyboard can reach, and a figure's cell values hidden where they do not fit (a phone).
-st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML + SCROLL_FOCUS_HTML + figures.FIT_CELL_TEXT_HTML,
+st.sidebar.html(figures.SVG_EXPORT_HTML + FORMULA_FONTS_HTML + scroll_focus_html() + figures.FIT_CELL_TEXT_HTML,
                 unsafe_allow_javascript=True)
 try:
     # Each browser its share of the server, whatever its number of tabs; long texts one at a time (serving/queue.py)

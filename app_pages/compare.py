@@ -5,11 +5,12 @@ import streamlit as st
 
 from attention import core
 from lessons import explain
-from lessons.names import ordinal
+from ui.names import ordinal
 from attention.model import SentenceError
 from serving import shared as shared_results
 from serving.models import analyze
 from ui import figures
+from ui.content import words
 from ui.model import model_or_stop, warn_if_cut
 from ui.widgets.pickers import layer_head_row
 from ui.widgets.tour import slide_top, step_nav
@@ -20,23 +21,19 @@ s = settings()
 teaching = s.teaching
 layer, head = s.layer, s.head
 slide_top("app_pages/compare.py")  # teaching mode: sentence, examples, Previous / Next
-st.title("Compare two sentences")
-st.markdown(
-    "The same word can mean different things: a *bank* by a river is not a *bank* that keeps money. Here one "
-    f"head (**{layer_head_name(layer, head)}**, the model's learned weights) reads two sentences. Follow a word "
-    "they share and see where it looks in each.")
-st.page_link("app_pages/meaning.py", icon="📏",
-             label="One head is one view: whether the two meanings come apart, over all layers →")
+st.title(words("compare.title"))
+st.markdown(words("compare.intro", head=layer_head_name(layer, head)))
+st.page_link("app_pages/meaning.py", icon="📏", label=words("compare.meaning_link"))
 if s.mode != "learned":
-    st.caption("This page always uses the model's learned weights (the sidebar's layer and head).")
+    st.caption(words("compare.learned_only"))
 model = model_or_stop(s)
 if teaching:  # the slide's own layer and head row: the sidebar is put away
     layer_head_row(model.n_layers, model.n_heads, layer, head)
 
 left, right = st.columns(2)
-texts = [left.text_input("First sentence", shared_results.COMPARE_DEFAULTS[0], key="compare_a",
+texts = [left.text_input(words("compare.first_label"), shared_results.COMPARE_DEFAULTS[0], key="compare_a",
                          max_chars=COMPARE_CHARS),
-         right.text_input("Second sentence", shared_results.COMPARE_DEFAULTS[1], key="compare_b",
+         right.text_input(words("compare.second_label"), shared_results.COMPARE_DEFAULTS[1], key="compare_b",
                           max_chars=COMPARE_CHARS)]
 for text in texts:
     warn_if_cut(text, COMPARE_CHARS)
@@ -44,7 +41,7 @@ for text in texts:
 runs = []
 for text in texts:
     if not text.strip():
-        st.info("Type a sentence in both boxes.")
+        st.info(words("compare.both_boxes"))
         st.stop()
     try:
         analysis = analyze(text, s.model_name or None)
@@ -63,12 +60,12 @@ for text in texts:
 
 shared = [t for t in dict.fromkeys(runs[0]["tokens"]) if t in runs[1]["tokens"]]
 if not shared:
-    st.info("The two sentences share no token: put one word in both (for example “bank”).")
+    st.info(words("compare.no_shared"))
     st.stop()
 # The word list follows the sentences; keep the user's choice while it is still in both.
 if st.session_state.get("compare_word") not in shared:
     st.session_state["compare_word"] = "bank" if "bank" in shared else shared[0]
-word = st.selectbox("Word to follow (it is in both sentences)", shared, key="compare_word")
+word = st.selectbox(words("compare.word_label"), shared, key="compare_word")
 
 # Measured, not chosen by hand: the head whose output for the word differs most between the sentences
 # (computed before anything is drawn, so the page is sent in one go; once per process for each pair and word).
@@ -85,15 +82,17 @@ for column, text, run in zip(columns, texts, runs):
     outputs.append(run["steps"].output[run["shown"][position]])
     with column:
         figures.show(figures.matrix_heatmap(run["weights"], run["tokens"], run["keys"],
-                                            figures.figure_title(f"{'First' if not outputs[:-1] else 'Second'} sentence · attention weights",
+                                            figures.figure_title(words("compare.figure_first") if not outputs[:-1]
+                                                                 else words("compare.figure_second"),
                                                                  text, layer_head_name(layer, head, model.n_layers)),
                                             kind="weights", highlight_row=position, teaching=teaching,
-                                            last_column=("[CLS] and [SEP] added up"
+                                            last_column=(words("compare.marker_column")
                                                          if len(run["keys"]) > len(run["tokens"]) else None)),
                      figures.figure_filename("compare_weights", text, layer_head_tag(layer, head, sep="")), teaching,
                      key=f"fig-compare-{len(outputs)}")
-        st.markdown(f"Here {quote(word)} looks " + ", ".join(
-            f"**{pct(row[j])}** at {'itself' if j == position else quote(run['keys'][j])}" for j in order) + ".")
+        st.markdown(words("compare.looks", word=quote(word), targets=", ".join(
+            words("compare.looks_at", share=pct(row[j]), itself=j == position, token=quote(run["keys"][j]))
+            for j in order)))
 
 
 def cosine_of(a, b) -> float:
@@ -105,25 +104,15 @@ def cosine_of(a, b) -> float:
 places = [int(run["shown"][run["tokens"].index(word)]) for run in runs]
 before = cosine_of(*(run["analysis"].hidden_states[0][place] for run, place in zip(runs, places)))
 # [CLS] is token 0, so a place is also the word's count in the sentence from 1.
-control = (f"{quote(word)} is the {ordinal(places[0])} token in one and the {ordinal(places[1])} in the other, and "
-           f"position is part of every vector from the start: before any attention, where the two differ only by "
-           f"position, their cosine similarity is already **{before:.2f}**" if places[0] != places[1] else
-           f"{quote(word)} is the {ordinal(places[0])} token in both, so before any attention its two vectors are "
-           f"the same (cosine similarity {before:.2f})")
-st.markdown(
-    f"**The word's output from this head** (step 4) in the two sentences: cosine similarity "
-    f"**{cosine_of(*outputs):.2f}** (1 = pointing the same way). Below 1 means the vector the head passes on for "
-    f"{quote(word)} changed: the other words can change it, and so can where the words sit. {control}. "
-    "Try another layer and head " + ("in the row at the top of the page." if teaching else "in the sidebar."))
-
-
-st.markdown(f"Of all {grid.size} heads, the one whose output for {quote(word)} differs most between the two "
-            f"sentences is **{layer_head_name(best_layer, best_head, model.n_layers)}** (cosine similarity "
-            f"{round(float(grid.min()), 2) + 0.0:.2f}).")
+st.markdown(words("compare.output", cosine=f"{cosine_of(*outputs):.2f}", word=quote(word), place_a=places[0],
+                  place_b=places[1], place_a_text=ordinal(places[0]), place_b_text=ordinal(places[1]),
+                  before=f"{before:.2f}", teaching=teaching))
+st.markdown(words("compare.most_different", n_heads=grid.size, word=quote(word),
+                  head=layer_head_name(best_layer, best_head, model.n_layers),
+                  cosine=f"{round(float(grid.min()), 2) + 0.0:.2f}"))
 if (best_layer, best_head) != (layer, head):
-    st.button(f"Show {layer_head_name(best_layer, best_head, model.n_layers)}", on_click=st.session_state.update,
-              kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
+    st.button(words("compare.show_head", head=layer_head_name(best_layer, best_head, model.n_layers)),
+              on_click=st.session_state.update, kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
 if not s.show_special:
-    st.caption(f"“{explain.MARKER_COLUMN}” adds up the attention on the two marker tokens the model puts around every "
-               "sentence (hidden here, not removed: each row still sums to 1).")
+    st.caption(words("compare.markers_hidden", marker=explain.MARKER_COLUMN))
 step_nav("app_pages/compare.py")

@@ -1,5 +1,7 @@
 import streamlit as st
 
+from ui.content import words
+
 from ui.sections.step_page import more_detail
 from ui.sections.token_whys import token_whys
 from ui.model import preload_model
@@ -11,16 +13,12 @@ from ui.view import current_view
 from ui.widgets.links import view_link_params
 
 slide_top("app_pages/home.py")  # teaching mode: sentence, examples, Previous / Next
-st.title("Self-attention, step by step")
-st.markdown(
-    "A word's meaning depends on its neighbours: *bank* next to *river* is not *bank* next to *money*. "
-    "**Self-attention** is how a transformer uses them: every word (token) weighs how much each token matters to it "
-    "and takes in a mix of them. Below: the real numbers of a small trained model, all-MiniLM-L6-v2."
-)
+st.title(words("start.title"))
+st.markdown(words("start.intro"))
 if not settings().teaching:  # a slide keeps its first screen for the picture
     model_card(preload_model())  # None when the model failed to load: the view below says why
 st.page_link("app_pages/meaning.py", icon="📏",
-             label="Does “bank” really change with its sentence? Measured layer by layer →")
+             label=words("start.meaning_link"))
 example_sentences()  # on a slide too: the teacher switches examples there. Before the view: an empty sentence too.
 sentence_box(settings().sentence)  # on a phone only: the sidebar hides behind "»"
 what_the_head_does(current_view())
@@ -34,16 +32,12 @@ for question, answer in token_whys(view, view_link_params()):
         st.markdown(" · ".join(f"`{t.replace('`', 'ˋ')}`" for t in tokens))
         st.markdown(answer)
 
-st.header("The four steps")
+st.header(words("start.four_steps"))
 step_text = [
-    ("1 · Query·Key scores", "app_pages/step1_scores.py",
-     "Each token's *query* (what it looks for) is scored against every token's *key* (what it offers)."),
-    ("2 · Scaling by √d_k", "app_pages/step2_scaling.py",
-     "The scores are divided by a fixed number, so they do not grow with the vectors' length."),
-    ("3 · Softmax → weights", "app_pages/step3_softmax.py",
-     "Each row of scores becomes percentages that add up to 100%."),
-    ("4 · Output = weights·V", "app_pages/step4_output.py",
-     "Each token's new vector: every token's *value*, mixed by those percentages."),
+    (words("start.step1_link"), "app_pages/step1_scores.py", words("start.step1_text")),
+    (words("start.step2_link"), "app_pages/step2_scaling.py", words("start.step2_text")),
+    (words("start.step3_link"), "app_pages/step3_softmax.py", words("start.step3_text")),
+    (words("start.step4_link"), "app_pages/step4_output.py", words("start.step4_text")),
 ]
 columns = st.columns(4)
 for column, (title, page, text) in zip(columns, step_text):

@@ -7,6 +7,7 @@ from ui.sections import whys
 from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
 from ui.widgets.tour import slide_top, step_nav
+from ui.content import words
 from ui.text import pct, quote
 
 
@@ -19,35 +20,31 @@ def follow_the_selected_token(view):
     # The cells print two decimals: a row of them can read 0.99 or 1.01, which the sentence must not leave unsaid.
     printed = np.round(weights, 2).sum(axis=1)
     worst = int(np.argmax(np.abs(printed - 1)))
-    rounding = (f" The cells are rounded to two decimals, so a row's printed numbers can add up to "
-                f"{printed[worst]:.2f} (the row of {quote(tokens[worst])}); the weights themselves add up to 1."
-                if figures.values_fit(len(tokens), len(keys), teaching) and abs(printed[worst] - 1) > 0.005 else "")
+    rounded = bool(figures.values_fit(len(tokens), len(keys), teaching) and abs(printed[worst] - 1) > 0.005)
 
     explained_matrix(
         view,
-        "Scaled scores can be any number, positive or negative. **Softmax** works row by row: it raises e to "
-        "each score (so every value becomes positive, and bigger scores grow much faster) and divides by the "
-        "row's total. Each weight is then between 0 and 1 and **every row adds up to 1** — a share of attention "
-        "that the row's token gives to each token." + rounding,
+        words("step3.weights_text", rounded=rounded, printed_sum=f"{printed[worst]:.2f}",
+              row_token=quote(tokens[worst])),
         (r"w_{ij} = \operatorname{softmax}_j\!\left(\frac{q_i\cdot k_j}{\sqrt{d_k}}\right)",
          r"\operatorname{softmax}_j(s) = \frac{e^{s_j}}{\sum_{m} e^{s_m}}"),
         figures.matrix_heatmap(weights, tokens, keys,
-                               figures.figure_title("Step 3 · attention weights", view.settings.sentence,
+                               figures.figure_title(words("step3.weights_title"), view.settings.sentence,
                                                     view.label),
                                kind="weights", highlight_row=i, teaching=teaching,
                                last_column=view.last_column("weights")),
         "step3_weights",
-        slide_line="Softmax turns each row of scores into **weights between 0 and 1 that add up to 1**: the darker "
-                   "the cell, the more that row's token looks at that column's token.",
+        slide_line=words("step3.slide_line"),
     )
     specials_note(view)
 
     matrix_file = figures.figure_filename("step3_weights", view.settings.sentence, view.code)
-    st.header(f"Reading the row of {quote(view.token_label)}")
+    st.header(words("step3.reading_header", token=quote(view.token_label)))
     st.markdown(figures.HIDDEN_TEXT if figures.answers_hidden(matrix_file, teaching) else
-                f"{quote(view.token_label)} focuses {readouts.shares(weights[i], keys, i, limit=8)}.")
+                words("step3.reading", token=quote(view.token_label),
+                      shares=readouts.shares(weights[i], keys, i, limit=8)))
 
-    st.header("The softmax of this row, step by step")
+    st.header(words("step3.arithmetic_header"))
     arithmetic = explain.softmax_arithmetic(view.base.scaled[view.base_index])
     base_labels = view.base_labels
     hidden_rows = set(view.hidden.tolist()) if not view.is_toy else set()
@@ -55,8 +52,10 @@ def follow_the_selected_token(view):
     left, right = st.columns([3, 2]) if not teaching else (st.container(), st.container())
     table_file = figures.figure_filename("step3_softmax_row", view.settings.sentence, f"{view.code}-t{i}")
     with left:
-        figures.show(figures.softmax_table(arithmetic, table_labels, explain.SOFTMAX_COLUMNS,
-                                           f"Softmax of the row of “{view.token_label}”", teaching=teaching,
+        columns = [words("step3.column_score"), words("step3.column_shifted"), words("step3.column_exp"),
+                   words("step3.column_weight")]  # the columns of explain.softmax_arithmetic
+        figures.show(figures.softmax_table(arithmetic, table_labels, columns,
+                                           words("step3.table_title", token=view.token_label), teaching=teaching,
                                            highlight=view.base_index),
                      table_file, teaching, key="fig-softmax-table")
     with right:
@@ -64,21 +63,17 @@ def follow_the_selected_token(view):
         if figures.answers_hidden(table_file, teaching):  # predict first: the arithmetic waits for the reveal
             st.markdown(figures.HIDDEN_TEXT)
         else:
-            st.markdown(
-                f"Read it from left to right. The largest score in the row is **{arithmetic[top, 0]:.2f}** (key "
-                f"{quote(base_labels[top])}); subtracting it from every score changes no weight, and keeps e to the "
-                f"power small. e to that power makes every number positive: the largest becomes 1. The e-values "
-                f"add up to **{arithmetic[:, 2].sum():.3f}**; dividing by that sum gives the weights, which add up to 1.")
+            st.markdown(words("step3.arithmetic_text", top=f"{arithmetic[top, 0]:.2f}", top_key=quote(base_labels[top]),
+                              total=f"{arithmetic[:, 2].sum():.3f}"))
         if hidden_rows and not figures.answers_hidden(table_file, teaching):
             share = arithmetic[sorted(hidden_rows), 3].sum()
-            st.markdown(f"The sum runs over all {readouts.token_count(view)} the model sees: [CLS] and [SEP] take "
-                        f"**{pct(share)}** of this row, the “{view.hidden_label}” column above.")
+            st.markdown(words("step3.markers_share", every=readouts.token_count(view), share=pct(share),
+                              column=view.hidden_label))
 
-    with more_detail(f"the same weights drawn as lines: where {quote(view.token_label)} looks"):
-        st.markdown("Each line joins a token on the left (looking) to a token on the right (looked at); thicker = more "
-                    "attention. The selected token's lines are orange; the other tokens' strongest lines are faint blue.")
+    with more_detail(words("step3.detail_lines", token=quote(view.token_label))):
+        st.markdown(words("step3.lines_text"))
         figures.show(figures.token_lines(weights, tokens, keys,
-                                         figures.figure_title("Step 3 · attention as lines", view.settings.sentence,
+                                         figures.figure_title(words("step3.lines_title"), view.settings.sentence,
                                                               view.label),
                                          selected=i, teaching=teaching),
                      figures.figure_filename("step3_lines", view.settings.sentence, f"{view.code}-t{i}"), teaching,
@@ -86,15 +81,16 @@ def follow_the_selected_token(view):
 
     if not teaching:
         sums = weights.sum(axis=1)
-        with st.expander("Every row sums to 1 (computed)"):
-            tables.dataframe({"query token": tokens, "row sum": [f"{v:.6f}" for v in sums]}, hide_index=True)
-            st.caption(f"Largest deviation from 1: {np.abs(sums - 1).max():.1e} (floating-point rounding).")
+        with st.expander(words("step3.sums_box")):
+            tables.dataframe({words("step3.column_query"): tokens,
+                              words("step3.column_sum"): [f"{v:.6f}" for v in sums]}, hide_index=True)
+            st.caption(words("step3.sums_caption", deviation=f"{np.abs(sums - 1).max():.1e}"))
     step_downloads(view, "step3_weights", weights, keys)
     if not figures.answers_hidden(matrix_file, teaching):  # the "why" answers quote this matrix's shares
         whys.show_step3(view)
-    st.page_link("app_pages/training.py", label="Try it: train a head with and without √d_k (Training lab)")
+    st.page_link("app_pages/training.py", label=words("step3.training_link"))
     step_nav("app_pages/step3_softmax.py")
 
 
 slide_top("app_pages/step3_softmax.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
-step_page("Step 3 · Softmax turns scores into attention weights", follow_the_selected_token)
+step_page(words("step3.title"), follow_the_selected_token)

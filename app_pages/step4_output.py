@@ -8,6 +8,7 @@ from ui.sections.history import before_self_attention
 from ui.sections.step_page import explained_matrix, more_detail, specials_note, step_page
 from ui.widgets.downloads import step_downloads
 from ui.widgets.tour import slide_top, step_nav
+from ui.content import words
 from ui.text import pct, quote
 
 
@@ -20,22 +21,19 @@ def follow_the_selected_token(view):
 
     explained_matrix(
         view,
-        "Each token's output is the sum of every token's **value** vector, each multiplied by the attention "
-        "weight from step 3. A token that got 90% of the attention contributes 90% of its value. Each output "
-        f"row is a new, **context-aware** vector of {output.shape[1]} numbers for that token.",
+        words("step4.output_text", numbers=output.shape[1]),
         (r"\text{output} = \operatorname{softmax}\!\left(\frac{QK^{\top}}{\sqrt{d_k}}\right)V",
          r"o_i = \sum_j w_{ij}\, v_j"),
         figures.matrix_heatmap(output, tokens, None,
-                               figures.figure_title("Step 4 · output = weights·V", view.settings.sentence,
+                               figures.figure_title(words("step4.output_title"), view.settings.sentence,
                                                     view.label),
-                               kind="vectors", highlight_row=i, teaching=teaching, x_title="number (dimension)",
-                               y_title="token"),
+                               kind="vectors", highlight_row=i, teaching=teaching,
+                               x_title=words("step4.axis_dimension"), y_title=words("step4.axis_token")),
         "step4_output",
-        slide_line=f"Each row is the token's **new vector of {output.shape[1]} numbers**: every token's value, mixed "
-                   "by the weights of step 3.",
+        slide_line=words("step4.slide_line", numbers=output.shape[1]),
     )
 
-    st.header(f"How the output of {quote(view.token_label)} is built")
+    st.header(words("step4.built_header", token=quote(view.token_label)))
     keys = view.key_labels
     contributions = explain.weighted_values(view.base.weights[view.base_index], view.base.v)  # [n_all, d_v]
     if not view.is_toy:
@@ -43,20 +41,19 @@ def follow_the_selected_token(view):
     row = view.weights[i]
     stacked = np.vstack([contributions, output[i][None]])
     # Rounded as the sentences round them (pct): "0.1% × v(.)" beside "0.1% from the one other key", not "0%".
-    labels = [f"{pct(w)} × v({t})" for w, t in zip(row, keys)] + [f"= output of {view.token_label}"]
-    words, own = whys.other_words_share(view)
+    labels = [words("step4.sum_row", weight=pct(w), key=t) for w, t in zip(row, keys)] + [
+        words("step4.sum_total", token=view.token_label)]
+    others, own = whys.other_words_share(view)
     words_by_length, _ = whys.other_words_share(view, by_length=True)
-    markers = max(0.0, 1.0 - words - own)
-    with more_detail(f"the output of {quote(view.token_label)} as a weighted sum, value by value"):
-        st.markdown(
-            "Each row below is one token's value vector times its weight; adding the rows gives the last row, "
-            f"the output of {quote(view.token_label)}. The shares: {readouts.shares(row, keys, i, verb='from')}."
-        )
+    markers = max(0.0, 1.0 - others - own)
+    with more_detail(words("step4.detail_sum", token=quote(view.token_label))):
+        st.markdown(words("step4.sum_text", token=quote(view.token_label),
+                          shares=readouts.shares(row, keys, i, verb="from")))
         figures.show(figures.matrix_heatmap(stacked, labels, None,
-                                            figures.figure_title(f"Output of “{view.token_label}” as a weighted sum",
+                                            figures.figure_title(words("step4.sum_title", token=view.token_label),
                                                                  view.settings.sentence, view.label),
-                                            kind="vectors", teaching=teaching, x_title="number (dimension)",
-                                            y_title="weighted value", highlight_row=len(labels) - 1),
+                                            kind="vectors", teaching=teaching, x_title=words("step4.axis_dimension"),
+                                            y_title=words("step4.axis_weighted"), highlight_row=len(labels) - 1),
                      figures.figure_filename("step4_sum", view.settings.sentence, f"{view.code}-t{i}"), teaching)
     specials_note(view)
 
@@ -65,31 +62,18 @@ def follow_the_selected_token(view):
     v_rows, v_labels, me = view.base.v, view.base_labels, view.base_index
     cosine = v_rows @ output[i] / (np.linalg.norm(v_rows, axis=1) * np.linalg.norm(output[i]) + 1e-12)
     closest = int(np.argmax(cosine))
-    if closest == me:
-        likeness = (f"It still points most like its own value (cosine similarity {cosine[me]:.2f}, where 1 = the same "
-                    "direction).")
-    else:
-        likeness = (f"It now points most like the value of {quote(v_labels[closest])} (cosine similarity "
-                    f"{cosine[closest]:.2f}, where 1 = the same direction), more than like its own ({cosine[me]:.2f}).")
-    from_markers = (f", and [CLS] and [SEP], which are not words of your sentence (after the first layer they hold a mix of them), get {pct(markers)}" if markers >= 0.005
-                    else "")
-    st.markdown(
-        f"**What changed:** the output of {quote(view.token_label)} gives weight {pct(own)} to its own value; "
-        + (f"**the other tokens of your sentence get {pct(words)} of the weight** "
-           f"({readouts.word_parts(view, row, keys)}){from_markers}. " if words >= 0.005 else
-           f"**the other tokens of your sentence get no weight**{from_markers}.")
-        + (f"A weight is not yet a share of the output, since a short value adds little: counted as weight × the "
-           f"value's length, the other tokens' part is **{pct(words_by_length)}**." if words >= 0.005 else "")
-    )
-    with more_detail(f"which value the output of {quote(view.token_label)} now resembles (cosine similarity)"):
+    likeness = (words("step4.likeness_own", own=f"{cosine[me]:.2f}") if closest == me else
+                words("step4.likeness_other", closest_token=quote(v_labels[closest]), closest=f"{cosine[closest]:.2f}",
+                      own=f"{cosine[me]:.2f}"))
+    st.markdown(words("step4.changed", token=quote(view.token_label), own=pct(own), any_others=others >= 0.005,
+                      others=pct(others), parts=readouts.word_parts(view, row, keys), any_markers=markers >= 0.005,
+                      markers=pct(markers), by_length=pct(words_by_length)))
+    with more_detail(words("step4.detail_likeness", token=quote(view.token_label))):
         st.markdown(likeness)
-    st.markdown("In a transformer this output goes on (through the output projection and a feed-forward network) "
-                "to the next layer, which repeats the whole process.")
-    st.page_link("app_pages/meaning.py", icon="📏",
-                 label="What these outputs achieve, as a picture: a word's vectors in many sentences, layer by layer →")
+    st.markdown(words("step4.next_layer"))
+    st.page_link("app_pages/meaning.py", icon="📏", label=words("step4.meaning_link"))
     if not teaching:
-        st.caption(f"Check: the rows add up to the output to within {check:.1e}." if check >= 1e-5 else
-                   "Check: the rows add up to the output (difference less than 0.00001).")
+        st.caption(words("step4.check", difference=f"{check:.1e}") if check >= 1e-5 else words("step4.check_exact"))
     step_downloads(view, "step4_output", output)
     whys.show_step4(view)
     before_self_attention(view)
@@ -97,4 +81,4 @@ def follow_the_selected_token(view):
 
 
 slide_top("app_pages/step4_output.py")  # teaching mode: sentence, examples, Previous / Next (above the title)
-step_page("Step 4 · The output is a weighted mix of the values", follow_the_selected_token)
+step_page(words("step4.title"), follow_the_selected_token)

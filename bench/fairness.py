@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> dict:
               f"multi-head and pronoun), {busy:.0f} s busy; the student's 700-character paragraphs: {summary(paragraphs)}; "
               f"short sentences: {summary(short_ones)}; process tree peak {peak:.0f} MB")
         last = [mb for mb in curve.values() if mb is not None][-1]
-        print(f"4. idle after it: " + ", ".join(f"{mb:.0f} MB at {mark} s" for mark, mb in curve.items()
+        print("4. idle after it: " + ", ".join(f"{mb:.0f} MB at {mark} s" for mark, mb in curve.items()
                                                 if mb is not None)
               + f"; fresh idle {fresh_idle:.0f} MB, {last - fresh_idle:+.0f} MB after {args.idle:g} s "
               f"({'ok' if last - fresh_idle <= IDLE_MARGIN_MB else 'over'} the {IDLE_MARGIN_MB} MB margin)")

@@ -6,6 +6,7 @@
     python bench/run.py --by-hand  # only the by-hand page's drag → redraw in Chromium
     python bench/load.py           # only the classroom load test (concurrent students, worst-case memory)
     python bench/training.py       # only the Training lab's speed
+    python bench/page_times.py --base REV   # each page's script time against commit REV, in the same run
 """
 
 from __future__ import annotations

@@ -13,10 +13,8 @@ import math
 
 import numpy as np
 
-# What the two numbers of a key mean here: chosen by hand so a student can read them. The model's own 32 numbers
-# per key have no names; nobody chose them.
-KEY_AXES = ("animal-ness", "place-ness")
-VALUE_AXES = ("value, 1st number", "value, 2nd number")
+# The two numbers of a key mean animal-ness and place-ness here (content/en/by_hand.toml key_axis_…): chosen by
+# hand so a student can read them. The model's own 32 numbers per key have no names; nobody chose them.
 SENTENCE = "The dog and the cat played in the park."
 QUERY_WORD = "played"
 WORDS = ("dog", "cat", "park", "played")
@@ -31,17 +29,15 @@ GRID = 0.05                  # a dragged query snaps to this grid, so the coordi
 
 @dataclasses.dataclass(frozen=True)
 class Preset:
-    name: str
-    asks: str      # what the query "asks" in plain words
+    key: str       # which example: its name and what its query asks for are by_hand.toml's preset_/asks_<key>
     query: tuple[float, float]
 
 
 PRESETS = (
-    Preset("A query that asks for an animal", "lots of animal-ness, no place-ness", (2.0, -0.3)),
-    Preset("Two keys that tie", "a mix of animal-ness and place-ness that “dog” and “cat” match equally well",
-           (1.75, 1.0)),
-    Preset("A query far from every key", "the opposite of everything on offer", (-1.5, -1.5)),
-    Preset("A query near one key", "almost exactly what “park” offers", (0.3, 2.0)),
+    Preset("animal", (2.0, -0.3)),  # lots of animal-ness, no place-ness
+    Preset("tie", (1.75, 1.0)),     # a mix that "dog" and "cat" match equally well
+    Preset("far", (-1.5, -1.5)),    # the opposite of everything on offer
+    Preset("near", (0.3, 2.0)),     # almost exactly what "park" offers
 )
 
 
@@ -80,8 +76,8 @@ def shape_of(weights: np.ndarray) -> str:
 
 
 def component_data() -> dict:
-    """Everything the browser draws from: the words, their keys and values, the presets (JSON-ready)."""
-    return {"words": list(WORDS), "keys": KEYS.tolist(), "values": VALUES.tolist(), "keyAxes": list(KEY_AXES),
-            "valueAxes": list(VALUE_AXES), "queryWord": QUERY_WORD, "sqrtDk": SQRT_D_K, "dk": D_K,
-            "divisorRange": list(DIVISOR_RANGE), "limit": PLANE_LIMIT, "grid": GRID,
-            "presets": [{"name": p.name, "asks": p.asks, "query": list(p.query)} for p in PRESETS]}
+    """Every number the browser draws from: the words, their keys and values, the presets (JSON-ready; the
+    drawing's words are added by the ui, ui/widgets/by_hand_component.py)."""
+    return {"words": list(WORDS), "keys": KEYS.tolist(), "values": VALUES.tolist(), "queryWord": QUERY_WORD,
+            "sqrtDk": SQRT_D_K, "dk": D_K, "divisorRange": list(DIVISOR_RANGE), "limit": PLANE_LIMIT, "grid": GRID,
+            "presets": [{"key": p.key, "query": list(p.query)} for p in PRESETS]}

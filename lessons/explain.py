@@ -99,9 +99,6 @@ def query_meets_keys(q_row, k):  # [d_k], [n_k, d_k] -> products [n_k, d_k], sco
     return products, products.sum(axis=1)
 
 
-SOFTMAX_COLUMNS = ("scaled score", "minus the row's largest", "e to that power", "divided by the sum")
-
-
 def softmax_arithmetic(scaled_row):  # [n_k] -> [n_k, 4], float
     """Step 3 for one row, column by column: s, s - max(s), e^(s - max), e^(s - max) / sum = the weight.
 
@@ -130,8 +127,11 @@ def reference_gap(reference_model, sentence: str, layer: int, head: int, weights
     return float(np.abs(np.asarray(weights, dtype=np.float64) - attentions).max())
 
 
+SPREAD_SAMPLES = 2000  # random dot products measured at each length (step 2 says how many)
+
+
 @functools.lru_cache(maxsize=1)  # the same for every visitor: computed once per process (it allocates ~32 MB)
-def dot_product_spread(dims=(2, 8, 32, 128, 512, 1024), samples=2000, seed=0):  # -> (raw [len(dims)], scaled)
+def dot_product_spread(dims=(2, 8, 32, 128, 512, 1024), samples=SPREAD_SAMPLES, seed=0):  # -> raw, scaled [len(dims)]
     """The spread (standard deviation) of `samples` dot products of random unit-spread vectors of each length,
     before and after dividing by √d_k: the raw spread grows like √d_k, the scaled one stays about 1."""
     rng = np.random.default_rng(seed)

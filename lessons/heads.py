@@ -9,10 +9,9 @@ from attention import core
 from .pronoun import case_weights, choose_head, role_cases, role_pairs
 
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
-# Each pattern in a sentence a student reads: "… of each token's attention to <words>".
-PATTERN_WORDS = {"itself": "the token itself", "previous token": "the token just before it",
-                 "next token": "the token just after it", "[CLS]": "[CLS], the marker before the sentence",
-                 "[SEP]": "[SEP], the marker after the sentence", "punctuation": "punctuation"}
+# The patterns a page can name (each page words them in its content/ file); the old name ui/sections/start_page.py
+# asks for ("pattern in PATTERN_WORDS": a head with a named pattern, not SPREAD).
+PATTERN_WORDS = PATTERNS
 
 
 def pattern_scores(weights, tokens, is_special):  # [n_heads, n, n] -> dict name -> [n_heads]
@@ -34,17 +33,18 @@ def pattern_scores(weights, tokens, is_special):  # [n_heads, n, n] -> dict name
 
 
 LARGEST_TARGET_SHARE = 0.4  # a head's largest target is named when it gets at least this share, on one sentence
+SPREAD = "spread"  # describe_heads's pattern for a head no target gets that share of (the page names it)
 
 
 def describe_heads(weights, tokens, is_special, threshold=LARGEST_TARGET_SHARE):  # -> list of (pattern, share)
-    """Each head's strongest pattern if it takes at least `threshold` of the attention, else 'spread out'. On one
+    """Each head's strongest pattern if it takes at least `threshold` of the attention, else SPREAD. On one
     sentence: a description of that sentence's weights, not a role the head keeps on others."""
     scores = pattern_scores(weights, tokens, is_special)
     labels = []
     for h in range(len(weights)):
         name = max(PATTERNS, key=lambda p: scores[p][h])
         share = float(scores[name][h])
-        labels.append((name, share) if share >= threshold else ("spread out / mixed", share))
+        labels.append((name, share) if share >= threshold else (SPREAD, share))
     return labels
 
 

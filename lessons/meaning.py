@@ -26,7 +26,6 @@ from typing import Callable
 
 import numpy as np
 
-from .names import head_name, layer_name
 from .meaning_map import MeaningMap, fit_map
 from .pronoun import words_of
 
@@ -88,8 +87,20 @@ BUILT_IN: dict[str, WordSet] = {s.word: s for s in (
 DEFAULT_WORD = "bank"
 
 
+# What can be wrong with a word set as typed (WordSetError.kind); ui/sections/meaning_stories.py says each.
+NO_WORD, WORD_TOO_LONG, WORD_HAS_SPACES, WORD_EMPTY_PIECES, SEVERAL_WORDS = (
+    "no_word", "word_too_long", "word_has_spaces", "word_empty_pieces", "several_words")
+TOO_FEW, TOO_MANY, SAME_GROUPS, TOO_FEW_WITH_WORD = "too_few", "too_many", "same_groups", "too_few_with_word"
+
+
 class WordSetError(ValueError):
-    """The word or the groups cannot be measured as typed; the message says what to type instead."""
+    """The word or the groups cannot be measured as typed: `kind` says what is wrong, `values` the numbers a
+    message needs (group: 0 = meaning A, 1 = meaning B; count; limit; missing: the 1-based numbers of the group's
+    sentences without the word). The page says it in words."""
+
+    def __init__(self, kind: str, values: dict | None = None):
+        super().__init__(kind, dict(values or {}))
+        self.kind, self.values = kind, dict(values or {})
 
 
 @dataclass(frozen=True)
@@ -215,11 +226,6 @@ def first_growth(separations: np.ndarray) -> int | None:
     return next(L for L in range(1, len(separations)) if separations[L] - separations[0] >= GROWTH)
 
 
-def stage(L: int) -> str:
-    """Hidden state L (0 = the embedding) named as people count the layers: L = 2 is "after layer 2"."""
-    return "in the embedding" if L == 0 else f"after {layer_name(L - 1)}"
-
-
 # --- input --------------------------------------------------------------------------------------------
 
 def split_lines(text: str) -> list[str]:
@@ -231,35 +237,30 @@ def word_pieces(model, word: str) -> list[str]:
     """The word as the tokenizer cuts it (no [CLS]/[SEP]); a WordSetError unless it is one word."""
     word = str(word or "").strip()
     if not word:
-        raise WordSetError("Type the word whose meanings you want to compare (for example “bank”).")
+        raise WordSetError(NO_WORD)
     if len(word) > MAX_WORD_CHARS:
-        raise WordSetError(f"A word has at most {MAX_WORD_CHARS} characters here: type one word, for example "
-                           "“bank”.")
+        raise WordSetError(WORD_TOO_LONG, {"limit": MAX_WORD_CHARS})
     if any(c.isspace() for c in word):
-        raise WordSetError("Type one word only (no spaces), for example “bank”.")
+        raise WordSetError(WORD_HAS_SPACES)
     tokens = model.tokenize(word)
     pieces = [t for t in tokens if t not in model.special_tokens]
     if not pieces:
-        raise WordSetError("The tokenizer keeps nothing of this word: type a word made of letters.")
+        raise WordSetError(WORD_EMPTY_PIECES)
     words = words_of(tokens, [None if t in model.special_tokens else 0 for t in tokens])
     joined = words[0].text
     if any(p != joined and not p.startswith("##") for p in pieces[1:]):
-        raise WordSetError("The tokenizer reads this as several words (a hyphen or an apostrophe splits it): "
-                           "type one word, for example “bank”.")
+        raise WordSetError(SEVERAL_WORDS)  # a hyphen or an apostrophe splits it
     return pieces
 
 
 def check_groups(group_a: list[str], group_b: list[str]) -> None:
-    for name, group in (("meaning A", group_a), ("meaning B", group_b)):
+    for index, group in enumerate((group_a, group_b)):
         if len(group) < MIN_SENTENCES:
-            raise WordSetError(f"The group {name} has {len(group)} sentence{'s' if len(group) != 1 else ''}: "
-                               f"type at least {MIN_SENTENCES}, one per line.")
+            raise WordSetError(TOO_FEW, {"group": index, "count": len(group), "limit": MIN_SENTENCES})
         if len(group) > MAX_SENTENCES:
-            raise WordSetError(f"The group {name} has {len(group)} sentences: at most {MAX_SENTENCES} are "
-                               "measured. Remove some lines.")
+            raise WordSetError(TOO_MANY, {"group": index, "count": len(group), "limit": MAX_SENTENCES})
     if sorted(group_a) == sorted(group_b):
-        raise WordSetError("The two groups hold the same sentences, so they show one meaning only: put the "
-                           "sentences of the word's other meaning in the second group.")
+        raise WordSetError(SAME_GROUPS)
 
 
 def _find(word_text: str, analysis) -> list[tuple[int, ...]]:
@@ -304,14 +305,11 @@ def measure(model, word: str, group_a: list[str], group_b: list[str],
         where.append(positions)
         done += 1
         report(done / total_steps)
-    for name, group in (("meaning A", 0), ("meaning B", 1)):
+    for group in (0, 1):
         left = sum(1 for g, _, _ in kept if g == group)
         if left < MIN_SENTENCES:
-            gone = [m for m in missing if m.group == group]
-            raise WordSetError(
-                f"Only {left} sentence{'s' if left != 1 else ''} of the group {name} hold{'s' if left == 1 else ''} "
-                f"the word, and at least {MIN_SENTENCES} are needed. Without it: "
-                + "; ".join(f"sentence {m.number}" for m in gone) + ".")
+            raise WordSetError(TOO_FEW_WITH_WORD, {"group": group, "count": left, "limit": MIN_SENTENCES,
+                                                   "missing": [m.number for m in missing if m.group == group]})
     meaning = np.array([g for g, _, _ in kept])
     vectors, knocked = np.stack(vectors, axis=1), np.stack(knocked, axis=1)   # [L + 1, m, d]
     similarity = np.stack([cosine_matrix(v) for v in vectors])
@@ -351,7 +349,12 @@ def head_ablations(model, result: Measurement, hidden, where, report, done: floa
 
 # --- the facts the page states, from the numbers ---------------------------------------------------
 
-VERB = {"rises": "rises", "falls": "falls", "holds": "stays about the same"}
+RARE_SPLITS = 0.05     # at most this share of every grouping separating as much: the meanings' split is rare
+ABOVE_CHANCE = 0.05    # a nearest-neighbour accuracy this far above chance, before attention, comes from positions
+# How much of what a layer adds to the separation is left without its costliest head (HeadFacts.remains)
+NONE_LEFT, UNDER_HALF, MOST_LEFT = "none_left", "under_half", "most_left"
+# The control for the split (Facts.split_verdict): no other grouping separates as much, few do, many do
+ONLY_OWN, RARE, COMMON = "only_own", "rare", "common"
 
 
 @dataclass(frozen=True)
@@ -366,6 +369,7 @@ class Trend:
 
     @property
     def direction(self) -> str:
+        """"rises", "falls" or "holds" (moves less than STEADY)."""
         return "rises" if self.change >= STEADY else "falls" if self.change <= -STEADY else "holds"
 
 
@@ -383,6 +387,10 @@ class Facts:
     control_high: float              # its largest after any layer
     splits: int                      # every way to split the sentences into groups of the real sizes
     splits_as_large: int             # how many of them separate as much as the real split, after the last layer
+    own_splits: int = 1              # the meanings' own split among them: 2 with equal groups (A/B and B/A)
+    separation_top: int = 0          # the hidden state (1..n_layers) where separation is largest
+    separation_low: float = 0.0      # its smallest and largest after a layer (1..n_layers)
+    separation_high: float = 0.0
 
     @property
     def embeddings_differ(self) -> bool:
@@ -397,6 +405,13 @@ class Facts:
     def control_separates(self) -> bool:
         return self.control_high - self.control.start >= SEPARATES
 
+    @property
+    def split_verdict(self) -> str:
+        """ONLY_OWN: no other grouping separates as much; RARE: at most RARE_SPLITS of them do; COMMON: more."""
+        if self.splits_as_large <= self.own_splits:
+            return ONLY_OWN
+        return RARE if self.splits_as_large / self.splits <= RARE_SPLITS else COMMON
+
 
 def facts(result: Measurement) -> Facts:
     same, different = result.means()
@@ -408,15 +423,42 @@ def facts(result: Measurement) -> Facts:
     identical = (result.similarity[0] >= 1 - TIE) & pairs
     control = result.separation_knocked_out
     split_separations = every_split(result.similarity[last], result.meaning)
+    seps = result.separation
     return Facts(splits=len(split_separations),
-                 splits_as_large=int((split_separations >= result.separation[last] - TIE).sum()),
+                 splits_as_large=int((split_separations >= seps[last] - TIE).sum()),
+                 own_splits=2 if 2 * result.n_a == m else 1,
                  embedding_low=float(embedding.min()), embedding_high=float(embedding.max()),
                  same_place_pairs=int(at_same_place.sum()),
                  identical_only_at_same_place=bool(np.array_equal(identical, at_same_place)),
                  same=Trend(float(same[0]), float(same[last])), different=Trend(float(different[0]),
                                                                                float(different[last])),
-                 separation=Trend(float(result.separation[0]), float(result.separation[last])),
-                 control=Trend(float(control[0]), float(control[last])), control_high=float(control[1:].max()))
+                 separation=Trend(float(seps[0]), float(seps[last])),
+                 control=Trend(float(control[0]), float(control[last])), control_high=float(control[1:].max()),
+                 separation_top=int(np.argmax(seps[1:])) + 1, separation_low=float(seps[1:].min()),
+                 separation_high=float(seps[1:].max()))
+
+
+@dataclass(frozen=True)
+class AccuracyFacts:
+    """Nearest-neighbour accuracy in the embedding, after the last layer and at its best, against the control and
+    chance."""
+    start: float
+    end: float
+    best: float
+    best_at: int                     # the hidden state (0 = the embedding) where it is best (the first such)
+    control_end: float
+    chance: float
+    sentences: int
+    positions_above_chance: bool     # the embedding or the control beats chance by ABOVE_CHANCE: positions alone
+    at_chance: bool                  # after the last layer, no better than chance
+
+
+def accuracy_facts(result: Measurement) -> AccuracyFacts:
+    acc, out = result.accuracy, result.accuracy_knocked_out
+    return AccuracyFacts(start=float(acc[0]), end=float(acc[-1]), best=float(acc.max()), best_at=int(np.argmax(acc)),
+                         control_end=float(out[-1]), chance=float(result.chance), sentences=len(result.sentences),
+                         positions_above_chance=bool(max(acc[0], out.max()) > result.chance + ABOVE_CHANCE),
+                         at_chance=bool(acc[-1] <= result.chance))
 
 
 @dataclass(frozen=True)
@@ -430,6 +472,10 @@ class HeadSpread:
     def mean(self) -> np.ndarray:
         return self.drops.mean(axis=0)
 
+    def same_leader(self, head: int) -> bool:
+        """The same head lowers separation most for every word set."""
+        return {int(np.argmax(row)) for row in self.drops} == {head}
+
 
 def head_spread(results: list[Measurement], layer: int) -> HeadSpread | None:
     """The drops of the word sets whose heads were mean-ablated at this layer; None when fewer than two were."""
@@ -439,7 +485,49 @@ def head_spread(results: list[Measurement], layer: int) -> HeadSpread | None:
     return HeadSpread(layer, tuple(r.word for r in kept), np.stack([r.head_costs for r in kept]))
 
 
-# --- the page's words, from the facts -----------------------------------------------------------------
+@dataclass(frozen=True)
+class HeadFacts:
+    """What mean-ablating one head of the layer where separation first grows does."""
+    grown: int                       # that hidden state (1..n_layers); its layer is grown - 1
+    before: float                    # separation entering the layer and after it
+    after: float
+    costly: tuple[int, ...]          # the heads whose ablation lowers it most (costliest_heads), largest first
+    largest: float                   # the costliest head's drop (0 when none lowers it)
+    total_drop: float                # every head's drop added up (they are not shares of a whole)
+    remains: str | None              # NONE_LEFT, UNDER_HALF, MOST_LEFT: what is left without the costliest head
+
+    @property
+    def added(self) -> float:
+        return self.after - self.before
+
+    @property
+    def without(self) -> float:
+        """What the layer adds to the separation with its costliest head mean-ablated."""
+        return self.added - self.largest
+
+
+def head_facts(result: Measurement) -> HeadFacts | None:
+    """None when the meanings do not separate (no head was mean-ablated)."""
+    if result.head_costs is None:
+        return None
+    grown = result.growth_layer
+    before, after = float(result.separation[grown - 1]), float(result.separation[grown])
+    costly = tuple(result.costliest_heads())
+    largest = float(result.head_costs[costly[0]]) if costly else 0.0
+    added, remains = after - before, None
+    without = added - largest
+    if costly:
+        if without <= 0 < added:
+            remains = NONE_LEFT
+        elif 0 < without < 0.5 * added:
+            remains = UNDER_HALF
+        elif without > 0:
+            remains = MOST_LEFT
+    return HeadFacts(grown=grown, before=before, after=after, costly=costly,
+                     largest=largest, total_drop=float(result.head_costs.sum()), remains=remains)
+
+
+# --- numbers as the page prints them (the same strings the tests compare with the figures) ------------
 
 def signed(x: float) -> str:
     """A separation as the page prints it: three decimals, a sign, a true minus."""
@@ -459,126 +547,3 @@ def plain(x: float) -> str:
 
 def share(x: float) -> str:
     return f"{100 * x:.0f}%"
-
-
-def embedding_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
-    """Why the word's vectors differ before any attention: the position the embedding adds."""
-    word = quote(result.word)
-    if not fact.embeddings_differ:
-        return (f"In the embedding, before any attention, {word} has the same vector in every sentence here "
-                f"(cosine {cosine(fact.embedding_low)}): it stands at the same place in all of them.")
-    said = (f"In the embedding, before any attention, the vectors of {word} already differ a little from sentence "
-            f"to sentence (cosine between {cosine(fact.embedding_low)} and {cosine(fact.embedding_high)}), because "
-            "the embedding adds where the word stands")
-    if fact.identical_only_at_same_place and fact.same_place_pairs:
-        said += (f": the cosine is 1.000 for exactly the {fact.same_place_pairs} pair"
-                 f"{'s' if fact.same_place_pairs != 1 else ''} of sentences where it stands at the same place")
-    return said + "."
-
-
-def separation_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
-    """What the two charts show, every number a drawn y value; a branch for each direction and for meanings that do
-    not separate."""
-    word, seps, last = quote(result.word), result.separation, len(result.separation) - 1
-    same, different = fact.same, fact.different
-    said = (f"From the embedding to {stage(last)}, the mean cosine of {word} over pairs with the same meaning "
-            f"{VERB[same.direction]} ({cosine(same.start)} → {cosine(same.end)}); over pairs with different meanings "
-            f"it {VERB[different.direction]} ({cosine(different.start)} → {cosine(different.end)}). ")
-    if result.growth_layer is None:
-        return (said + f"The separation, their difference, goes from {signed(seps[0])} to between "
-                f"{signed(seps[1:].min())} and {signed(seps[1:].max())}, never {SEPARATES:.2f} above where it "
-                "started. **These sentences do not show the two meanings coming apart.** That says nothing about "
-                "the model in general, only about these sentences: perhaps both groups use the word in one "
-                "meaning, or the sentences around the word say too little. Try sentences where the words next to "
-                "it point clearly to one meaning.")
-    if same.direction == "falls" and fact.different_changes_less:
-        said += ("Pairs with different meanings fall faster, so the word does not grow more alike within a "
-                 "meaning: it grows less alike everywhere, and most across meanings. ")
-    elif same.direction == "rises" and fact.different_changes_less:
-        said += "So the word grows more alike within a meaning, and less so across meanings. "
-    elif fact.different_changes_less:
-        said += "So the word stays about as alike within a meaning, and grows less alike across meanings. "
-    top = int(np.argmax(seps[1:])) + 1
-    said += f"**The two meanings come apart: the separation grows from {signed(seps[0])} to {signed(seps[last])}.**"
-    if top != last:
-        said += f" It is largest {stage(top)}: {signed(seps[top])}."
-    m, as_large = len(result.sentences), fact.splits_as_large
-    own = 2 if 2 * result.n_a == m else 1  # with equal groups the meanings' split is counted twice (A/B and B/A)
-    said += (f" The control for the split itself: of the {fact.splits:,} ways to choose {result.n_a} of these {m} "
-             "sentences as one group (the rest the other), "
-             + ("only the meanings' own split separates them as much after the last layer: no other grouping "
-                "of these sentences does." if as_large <= own else
-                f"{as_large:,} ({as_large / fact.splits:.0%}) separate them as much after the last layer"
-                + (": the meanings' split is among the few that do." if as_large / fact.splits <= 0.05 else
-                   ": that is not rare, so these sentences show little beyond what any grouping gives.")))
-    return said
-
-
-def control_story(result: Measurement, fact: Facts, quote: Callable[[str], str]) -> str:
-    """The control: self-only attention gives what the word and its position alone give."""
-    word, control = quote(result.word), fact.control
-    said = (f"The control, self-only attention, keeps the word and its position and takes nothing from the other "
-            f"words: its separation goes from {signed(control.start)} to {signed(control.end)} (at most "
-            f"{signed(fact.control_high)}). ")
-    if fact.control_separates:
-        said += (f"Word and position alone already separate the meanings a little here: {word} tends to stand at "
-                 "different places in the two groups. ")
-    else:
-        said += "Word and position alone do not separate the meanings. "
-    gap = fact.separation.end - control.end
-    if result.growth_layer is None:
-        return said + f"The model ends {signed(gap)} from the control."
-    return said + (f"With attention the model ends {signed(gap)} above the control: that difference is what taking "
-                   "in the other words adds, since nothing else differs between the two runs.")
-
-
-def accuracy_story(result: Measurement) -> str:
-    acc, out, last = result.accuracy, result.accuracy_knocked_out, len(result.accuracy) - 1
-    said = (f"Nearest neighbour: {stage(0)}, the most similar other sentence has the same meaning for "
-            f"{share(acc[0])} of the {len(result.sentences)} sentences; {stage(last)} for {share(acc[last])}"
-            f" (best {share(acc.max())}, {stage(int(np.argmax(acc)))}). With self-only attention: "
-            f"{share(out[last])} {stage(last)}. Chance, a random other sentence: {share(result.chance)}.")
-    if max(acc[0], out.max()) > result.chance + 0.05:
-        said += (" In the embedding and with self-only attention, the word's vector depends only on where it stands "
-                 "(the same place, the same vector), so a score above chance there comes from positions alone.")
-    if acc[last] <= result.chance:
-        said += " **The model does no better than chance here** after its last layer."
-    return said
-
-
-def heads_story(result: Measurement, spread: HeadSpread | None, quote: Callable[[str], str]) -> str | None:
-    """What mean-ablating one head of the layer where separation first grows does (None when the meanings do not
-    separate), with the drops' spread over the built-in words measured at that layer."""
-    if result.head_costs is None:
-        return None
-    grown = result.growth_layer
-    before, after = result.separation[grown - 1], result.separation[grown]
-    added = after - before   # what this layer adds to the separation entering it
-    name = "that layer"  # named in full in the sentence before
-    said = f"Separation first grows {stage(grown)}: that layer takes it from {signed(before)} to {signed(after)}. "
-    costly = result.costliest_heads()
-    if not costly:
-        return said + f"Mean-ablating any one head of {name} lowers it by nothing."
-    drops = result.head_costs
-    said += ("Mean-ablated alone, " + "; ".join(f"{head_name(h)} lowers it by {plain(drops[h])} (to "
-                                               f"{signed(result.head_separation[h])})" for h in costly) + ". ")
-    largest, head = drops[costly[0]], costly[0]
-    without = added - largest
-    if without <= 0 < added:
-        said += f"Without {head_name(head)}, {name} adds no separation at all. "
-    elif 0 < without < 0.5 * added:
-        said += f"Without {head_name(head)}, {name} adds {plain(without)} instead of {plain(added)}: less than half. "
-    elif without > 0:
-        said += (f"Without any one head, {name} still adds at least {plain(without)} of its {plain(added)}: no one "
-                 "head is needed for most of it. ")
-    said += (f"Each drop is measured with the other heads working, so the drops are not shares of the whole "
-             f"(together {plain(drops.sum())}).")
-    if spread is not None:
-        low, high = spread.drops[:, head].min(), spread.drops[:, head].max()
-        words = ", ".join(quote(w) for w in spread.words)
-        said += (f" Over the built-in words ({words}), measured the same way at this layer, {head_name(head)}'s drop "
-                 f"ranges from {plain(low)} to {plain(high)} (mean {plain(spread.mean[head])}). ")
-        leaders = {int(np.argmax(row)) for row in spread.drops}
-        said += ("The same head lowers it most for every one of them." if leaders == {head} else
-                 "Which head lowers it most changes from word to word.")
-    return said

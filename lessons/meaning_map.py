@@ -13,7 +13,8 @@ How the map is made (the page says so beside it):
    looks tighter on the map than it is. (Fitted on the model's vectors alone, the axes kept 8-11 % of the
    control's spread on the built-in words, against 19-26 % pooled, for about the same share of the model's.)
 
-Pure numpy; computed by lessons/meaning.py measure() from the vectors it already has (no extra model pass).
+Pure numpy; computed by lessons/meaning.py measure() from the vectors it already has (no extra model pass); the
+page's words about it are in ui/sections/meaning_map.py.
 """
 
 from __future__ import annotations
@@ -21,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-
-from .names import layer_name
 
 AXES = 2
 # On the map the two groups "move apart" when the distance between their centres after the last layer is at least
@@ -105,80 +104,37 @@ def moves_apart(points: np.ndarray, meaning: np.ndarray) -> bool:
     return bool(gaps[-1] >= APART_FACTOR * gaps[0] and gaps[-1] / spreads[-1] > gaps[0] / spreads[0])
 
 
-# --- the page's words, from the map's numbers ---------------------------------------------------------
+# --- what the map shows, against the full measurement ----------------------------------------------
 
-def _stage(L: int) -> str:
-    return "in the embedding" if L == 0 else f"after {layer_name(L - 1)}"
+@dataclass(frozen=True)
+class MapFacts:
+    """The map's numbers the page states, and how the map agrees with the measurement on every number."""
+    gaps: np.ndarray                 # [n_layers + 1] the distance between the groups' centres, the model
+    control_gaps: np.ndarray         # the same, the control
+    top: int                         # the hidden state where the model's centres are farthest apart
+    sentences: int
+    first_dots: int                  # separate dots in the embedding (the same word at the same place: one dot)
+    control_last_dots: int           # separate dots of the control after the last layer
+    on_map: bool                     # the model's groups move apart on the map (moves_apart)
+    separates: bool                  # the model's separation grows, measured on every number
+    control_on_map: bool
+    control_separates: bool
 
+    @property
+    def last(self) -> int:
+        return len(self.gaps) - 1
 
-def _distance(x: float) -> str:
-    return f"{x:.2f}"
-
-
-def how_made(word_map: MeaningMap, dimensions: int) -> str:
-    """How the map was made and what it drops, with the shares measured on this map."""
-    return (f"**How the map is made.** Each vector of the word ({dimensions} numbers) is scaled to length 1, since "
-            "the page compares directions, and each layer's vectors are shifted so that their mean sits at the "
-            "centre. Then **one** principal component analysis (PCA: it finds the two directions in which the "
-            "vectors spread the most) is fitted on all of them at once, every layer, the model's and the control's, "
-            "so the two axes stay the same in every frame. "
-            f"**What the map loses:** the two axes keep {word_map.kept:.0%} of the spread (axis 1 "
-            f"{word_map.axis_shares[0]:.0%}, axis 2 {word_map.axis_shares[1]:.0%}): {word_map.model_kept:.0%} of "
-            f"the model's and {word_map.control_kept:.0%} of the control's. The rest lies in the other "
-            f"{dimensions - AXES} directions. Two dots close on the map may be far apart in those, and a gap can "
-            "look larger or smaller than it is: the numbers above are measured on all the numbers.")
-
-
-def overlap_note(word_map: MeaningMap, m: int) -> str:
-    """Why fewer dots than sentences may show: the same word at the same place is the same vector before attention
-    (and in the control at every layer). Empty when every sentence has its own dot."""
-    first, control_last = distinct_dots(word_map.points[0]), distinct_dots(word_map.control[-1])
-    if first == m:
-        return ""
-    return (f"{_stage(0).capitalize()} the {m} sentences make only {first} separate dots: where the word stands at "
-            "the same place in two sentences its vector is the same there, so their dots lie on top of each other"
-            + (f" (in the control, {control_last} dots {_stage(len(word_map.control) - 1)}). " if control_last < m
-               else ". "))
+    @property
+    def dots_overlap(self) -> bool:
+        return self.first_dots < self.sentences
 
 
-def map_story(word_map: MeaningMap, meaning, separates: bool, control_separates: bool, short: bool = False) -> str:
-    """What the map shows, from the distances between the groups' centres on it; a branch for each way the map and
-    the page's full measurement (separates, control_separates: the model's and the control's separation grows,
-    measured on every number) can agree or not. short (teaching mode): without the note on dots that lie on top of
-    each other."""
-    gaps, control = centre_gaps(word_map.points, meaning), centre_gaps(word_map.control, meaning)
-    last, top = len(gaps) - 1, int(np.argmax(gaps))
-    said = (f"On the map, the centres of the two groups are {_distance(gaps[0])} apart {_stage(0)} and "
-            f"{_distance(gaps[last])} {_stage(last)}")
-    if top not in (0, last):
-        said += f" (farthest {_stage(top)}: {_distance(gaps[top])})"
-    said += (f"; with self-only attention {_distance(control[0])} → {_distance(control[last])}. ")
-    if not short:
-        said += overlap_note(word_map, len(meaning))
-    on_map = moves_apart(word_map.points, meaning)
-    if on_map and separates:
-        said += "The map shows what the numbers above measure: the two meanings' dots move apart as the layers go by. "
-        said += _control_said(moves_apart(word_map.control, meaning), control_separates)
-    elif on_map:
-        said += ("**Careful:** the dots move apart on the map, but the separation measured on every number above "
-                 "does not grow: a projection can exaggerate a difference. Trust the numbers above.")
-    elif separates:
-        said += (f"**The map does not show it,** though the separation above grows: the two axes keep only "
-                 f"{word_map.kept:.0%} of the spread, and the difference between the meanings lies mostly in "
-                 "directions the map leaves out. A projection can hide a difference.")
-    else:
-        said += ("The dots do not move apart on the map, and the separation above does not grow either: these "
-                 "sentences do not show the two meanings coming apart.")
-    return said
-
-
-def _control_said(on_map: bool, separates: bool) -> str:
-    if on_map and separates:
-        return "The control's dots move apart too: word and position alone do part of it."
-    if on_map:
-        return ("The control's dots drift apart on the map too, but measured on every number its separation barely "
-                "grows (the separation chart above): here the projection makes the gap look larger than it is.")
-    if separates:
-        return ("The control's dots do not move apart on the map, though its separation measured on every number "
-                "grows a little: here the projection hides it.")
-    return "The control's dots do not move apart."
+def map_facts(word_map: MeaningMap, meaning, separates: bool, control_separates: bool) -> MapFacts:
+    """separates, control_separates: whether the model's and the control's separation grows, measured on every
+    number (lessons/meaning.py)."""
+    gaps = centre_gaps(word_map.points, meaning)
+    return MapFacts(gaps=gaps, control_gaps=centre_gaps(word_map.control, meaning), top=int(np.argmax(gaps)),
+                    sentences=len(meaning), first_dots=distinct_dots(word_map.points[0]),
+                    control_last_dots=distinct_dots(word_map.control[-1]),
+                    on_map=moves_apart(word_map.points, meaning), separates=bool(separates),
+                    control_on_map=moves_apart(word_map.control, meaning), control_separates=bool(control_separates))

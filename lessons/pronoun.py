@@ -14,8 +14,6 @@ import numpy as np
 
 from attention.core import attention_rollout
 
-from .names import layer_head_name, layer_head_tag
-
 PRONOUNS = ("it", "he", "she", "they", "him", "her", "them", "his", "its", "their", "hers", "theirs")
 
 
@@ -330,13 +328,9 @@ def has_pronoun(text: str) -> bool:
     return any(w in PRONOUNS for w in re.findall(r"[a-z]+", text.lower()))
 
 
-# --- the verdict ------------------------------------------------------------------------------------------
+# --- the verdict: facts only, the page says them (ui/sections/pronoun_verdict.py) --------------------------
 
 ELSEWHERE = 0.10   # below this, the two candidates together get too little attention to call it a preference
-
-
-def percent(x: float) -> str:
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
 
 
 @dataclass(frozen=True)
@@ -348,47 +342,50 @@ class Verdict:
     best: tuple[int, int]       # the head giving A the most weight
     n_prefer_a: int
     n_prefer_b: int
-    sentences: tuple[str, ...]
+    top: int                    # the token the best head gives the most attention from the pronoun
+    top_weight: float           # and how much
+    a_pieces: tuple[int, ...]   # A's token positions
+
+    @property
+    def n_heads(self) -> int:
+        return int(self.weight_a.size)
+
+    @property
+    def n_same(self) -> int:
+        return self.n_heads - self.n_prefer_a - self.n_prefer_b
+
+    @property
+    def n_looking(self) -> int:
+        """Heads where the two words together get at least ELSEWHERE of the pronoun's attention."""
+        return self.n_heads - int(self.looks_elsewhere.sum())
+
+    @property
+    def n_looking_a(self) -> int:
+        return int(((self.share_a > 0.5) & ~self.looks_elsewhere).sum())
+
+    @property
+    def looking(self) -> str:
+        """"none": every head looks elsewhere; "all": every head looks at the two words; "some"."""
+        return "none" if self.n_looking == 0 else "all" if self.n_looking == self.n_heads else "some"
+
+    @property
+    def best_reading(self) -> str:
+        """What A's weight is in the best head: "most" of its attention, its "largest" single target though under
+        half, or under half with an "other" token getting more (self.top)."""
+        return ("most" if self.weight_a[self.best] >= 0.5 else "largest" if self.top in self.a_pieces
+                else "other")
 
 
-def verdict(pronoun_rows, tokens, a: Word, b: Word, pronoun_text: str, quote=lambda t: f"“{t}”") -> Verdict:
+def verdict(pronoun_rows, a: Word, b: Word) -> Verdict:
     """What the heads say, computed: pronoun_rows [L, H, n] is each head's attention from the pronoun."""
     rows = np.asarray(pronoun_rows, dtype=np.float64)
     weight_a = rows[..., list(a.pieces)].sum(axis=-1)
     weight_b = rows[..., list(b.pieces)].sum(axis=-1)
     share = weight_a / np.maximum(weight_a + weight_b, 1e-12)
-    elsewhere = (weight_a + weight_b) < ELSEWHERE
     best = tuple(int(i) for i in np.unravel_index(np.argmax(weight_a), weight_a.shape))
-    n = weight_a.size
-    n_a, n_b = int((share > 0.5).sum()), int((share < 0.5).sum())
-    qa, qb, qp = quote(a.text), quote(b.text), quote(pronoun_text)
-    first = f"**{n_a} of {n} heads** put more attention on {qa} than on {qb}"
-    first += f", {n_b} more on {qb}" + (f" and {n - n_a - n_b} the same on both." if n - n_a - n_b else ".")
-    looking = n - int(elsewhere.sum())
-    looking_a = int(((share > 0.5) & ~elsewhere).sum())
-    if looking == 0:
-        second = (f"But in every head the two words together get less than {percent(ELSEWHERE)} of the "
-                  f"attention of {qp}: every head looks elsewhere, so none of these preferences means much.")
-    elif looking == n:
-        second = (f"Every head gives the two words together at least {percent(ELSEWHERE)} of the attention of {qp}.")
-    else:
-        second = (f"In {n - looking} of them the two words together get less than {percent(ELSEWHERE)} of the "
-                  f"attention of {qp} (blank in the second grid: that head looks elsewhere). Of the {looking} heads "
-                  f"that do look at the two words, {looking_a} prefer {qa}.")
-    w_a, w_b = float(weight_a[best]), float(weight_b[best])
-    third = (f"{layer_head_name(best[0], best[1], rows.shape[0], capital=True)} gives {qa} the most weight of all "
-             f"{n} heads: {percent(w_a)} of the attention of {qp} ({qb} gets {percent(w_b)}); it is the head "
-             "drawn in “One head in detail” below.")
-    row = rows[best]
-    top = int(np.argmax(row))
-    if w_a >= 0.5:
-        fourth = "That is most of this head's attention."
-    elif top in a.pieces:
-        fourth = f"{qa} is its largest single target, yet it gets less than half of the attention."
-    else:
-        fourth = (f"That is less than half: this head's largest share, {percent(float(row[top]))}, goes to "
-                  f"{quote(tokens[top])}.")
-    return Verdict(weight_a, weight_b, share, elsewhere, best, n_a, n_b, (first, second, third, fourth))
+    top = int(np.argmax(rows[best]))
+    return Verdict(weight_a, weight_b, share, (weight_a + weight_b) < ELSEWHERE, best, int((share > 0.5).sum()),
+                   int((share < 0.5).sum()), top, float(rows[best][top]), tuple(a.pieces))
 
 
 def guessing_range(n_pairs: int, p: float = 0.25) -> tuple[int, int]:
@@ -405,6 +402,9 @@ def guessing_range(n_pairs: int, p: float = 0.25) -> tuple[int, int]:
             high = k
             break
     return low, high
+
+
+LOOKS_AT_NOUNS = 0.5   # the two candidate nouns get at least this share of the pronoun's attention on average
 
 
 @dataclass(frozen=True)
@@ -433,6 +433,29 @@ class Record:
         return ("above" if self.pairs_right > self.guess_high else "below" if self.pairs_right < self.guess_low
                 else "within")
 
+    @property
+    def looks_at_nouns(self) -> bool:
+        """A pronoun gives its two candidate nouns most of its attention in this head, on average."""
+        return self.to_candidates >= LOOKS_AT_NOUNS
+
+    @property
+    def reading(self) -> str:
+        """The verdict's branch: "cues_and_meaning" (beats the fixed rules on easy cues and guessing on the pairs),
+        "cues_only", "meaning_only" or "neither"."""
+        cues, meaning = self.follows_cues, self.pairs_against_guessing == "above"
+        return ("cues_and_meaning" if cues and meaning else "cues_only" if cues else "meaning_only" if meaning
+                else "neither")
+
+    @property
+    def n_checked(self) -> int:
+        """The sentences it was checked on: the held-out ones and both sentences of every pair."""
+        return self.n_held + 2 * self.n_pairs
+
+    @property
+    def guess_mean(self) -> float:
+        """The pairs a guessing head gets fully right on average (each sentence a coin toss: 1 in 4 per pair)."""
+        return self.n_pairs / 4
+
 
 def chosen_record(board: Scoreboard) -> Record | None:
     if board.chosen is None or board.held_out_right is None:
@@ -445,132 +468,59 @@ def chosen_record(board: Scoreboard) -> Record | None:
                   board.head_pairs.size)
 
 
-LOOKS_AT_NOUNS = 0.5   # the two candidate nouns get at least this share of the pronoun's attention on average
+@dataclass(frozen=True)
+class Contrast:
+    """Which heads are right on the first sentence, on the contrast, and on both (they change their mind the right
+    way); blank: those of `both` that are blank in the first sentence's preference grid (None when the grid was not
+    given); chosen_outcome: what the head chosen in advance does (None without it)."""
+    right_first: np.ndarray      # [L, H] bool
+    right_second: np.ndarray     # [L, H] bool
+    both: np.ndarray             # [L, H] bool
+    blank: np.ndarray | None     # [L, H] bool
+    chosen: tuple[int, int] | None
+    chosen_outcome: str | None   # "flips", "first_only", "contrast_only" or "wrong"
+
+    @property
+    def flipped(self) -> list[tuple[int, int]]:
+        """(layer, head) of each head that flips the right way, in grid order."""
+        return [(int(layer), int(head)) for layer, head in zip(*np.nonzero(self.both))]
+
+    @property
+    def blank_heads(self) -> list[tuple[int, int]]:
+        return [] if self.blank is None else [(int(layer), int(head)) for layer, head in zip(*np.nonzero(self.blank))]
 
 
-def record_short(record: Record) -> str:
-    """The chosen head's record on the sentences it was not chosen on, every count beside the rule or guess it is
-    read against."""
-    return (f"Chosen in advance on {record.n_selection} other sentences, it was checked on "
-            f"{record.n_held + 2 * record.n_pairs} it was not chosen on. " + _checked(record))
-
-
-def _checked(record: Record) -> str:
-    return (f"Where grammar or an easy cue decides (“she” for the only woman, “returned it” for the thing found), it "
-            f"gives the right noun more attention in **{record.held_right} of {record.n_held}** (always the first "
-            f"noun: {record.subject}; always the nearest noun: {record.nearest}). On {record.n_pairs} Winograd-style "
-            "pairs (two sentences that differ in a word, which flips what the pronoun means), where only the meaning "
-            f"decides, it gets **{record.pairs_right} of {record.n_pairs}** pairs fully "
-            f"right (a head that guesses: about {record.n_pairs / 4:.0f}, and {record.guess_low} to "
-            f"{record.guess_high} nine times in ten; a fixed rule: none).")
-
-
-def record_text(record: Record) -> str:
-    """record_short with how the head was chosen and how much a pronoun looks at its nouns in it."""
-    return (f"{layer_head_name(*record.head, capital=True)} was chosen by one rule on {record.n_selection} "
-            f"sentences: {record.n_passing} of {record.n_heads} heads give the right noun more of the pronoun's "
-            "attention than the other noun in every one, and it does so by the widest margin. It was then checked on "
-            f"{record.n_held + 2 * record.n_pairs} sentences it was not chosen on. " + _checked(record)
-            + " On all of them, a pronoun gives its two candidate "
-            f"nouns together {percent(record.to_candidates)} of its attention on average.")
-
-
-def record_headline(record: Record) -> str:
-    """What the numbers of record_text say, in one sentence (the pronoun page's verdict)."""
-    cues, meaning = record.follows_cues, record.pairs_against_guessing == "above"
-    looks = "looks from a pronoun to an earlier noun and " if record.to_candidates >= LOOKS_AT_NOUNS else ""
-    if cues and meaning:
-        return (f"the head chosen for pronouns {looks}picks the noun a pronoun means, on easy cues and where only "
-                "the meaning decides")
-    if cues:
-        return (f"the head chosen for pronouns {looks}follows easy cues, but where only the meaning decides it does "
-                + ("no better than" if record.pairs_against_guessing == "within" else "worse than") + " guessing")
-    if meaning:
-        return ("the head chosen for pronouns does better than guessing where only the meaning decides, but no "
-                "better than a fixed rule where easy cues decide")
-    return "the head chosen for pronouns does not pick the noun a pronoun means better than a fixed rule or guessing"
-
-
-def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None, chosen=None) -> dict:
-    """Heads right on the first sentence, on the contrast, and on both (they change their mind the right way).
-    elsewhere [L, H]: the heads blank in the first sentence's preference grid (the two words get too little of the
-    pronoun's attention for a preference to mean much); the sentence says how many of the flipping heads they are.
-    chosen: the head chosen in advance for pronouns, whose result is said apart."""
+def contrast_summary(share, contrast_share, first_is_a: bool, elsewhere=None, chosen=None) -> Contrast:
+    """Heads right on the first sentence, on the contrast, and on both. elsewhere [L, H]: the heads blank in the first
+    sentence's preference grid (the two words get too little of the pronoun's attention for a preference to mean
+    much). chosen: the head chosen in advance for pronouns, whose result is said apart."""
     share, contrast_share = np.asarray(share), np.asarray(contrast_share)
     right_first = share > 0.5 if first_is_a else share < 0.5
     right_second = contrast_share < 0.5 if first_is_a else contrast_share > 0.5
     both = right_first & right_second
-    flipped = [layer_head_tag(layer, head) for layer, head in zip(*np.nonzero(both))]
-    sentence = (f"**{int(right_first.sum())}** heads are right on the first sentence, **{int(right_second.sum())}** "
-                f"on the contrast, and **{len(flipped)}** flip the right way in both"
-                + (f": {', '.join(flipped[:12])}{'…' if len(flipped) > 12 else ''} ("
-                   f"{flipped[0]} = {layer_head_name(*np.argwhere(both)[0], share.shape[0])}). " if flipped else ". ")
-                + _blank_flips(both, elsewhere))
+    blank = None if elsewhere is None else both & np.asarray(elsewhere, dtype=bool)
+    outcome = None
     if chosen is not None:
-        outcome = ("flips the right way" if both[chosen] else "is right on the first sentence only" if
-                   right_first[chosen] else "is right on the contrast only" if right_second[chosen] else
-                   "is wrong on both")
-        sentence += f"The head chosen in advance for pronouns, {layer_head_tag(*chosen)}, {outcome}. "
-    sentence += ("A count of heads is no test: all heads read the same vectors, so they are not independent "
-                 "guesses, and among many some flip by luck. The test set below scores one head chosen in advance.")
-    return {"right_first": right_first, "right_second": right_second, "flipped": flipped, "sentence": sentence}
+        outcome = ("flips" if both[chosen] else "first_only" if right_first[chosen] else
+                   "contrast_only" if right_second[chosen] else "wrong")
+    return Contrast(right_first, right_second, both, blank, chosen, outcome)
 
 
-def _blank_flips(both, elsewhere) -> str:
-    """How many of the heads that flip the right way are blank in the preference grid, named apart."""
-    if elsewhere is None or not both.any():
-        return ""
-    blank = both & np.asarray(elsewhere, dtype=bool)
-    n_flipped, n_blank = int(both.sum()), int(blank.sum())
-    if not n_blank:
-        return (f"{'It looks' if n_flipped == 1 else f'All {n_flipped} look'} at the two words (none is blank in "
-                "the preference grid above). ")
-    names = ", ".join(layer_head_tag(layer, head) for layer, head in zip(*np.nonzero(blank)))
-    if n_blank == n_flipped:
-        return (f"{'It is' if n_flipped == 1 else f'All {n_flipped} are'} blank in the preference grid above "
-                f"({names}): the two words get less than "
-                f"{percent(ELSEWHERE)} of the pronoun's attention there, so these flips mean little. ")
-    looking = n_flipped - n_blank
-    return (f"Of these {n_flipped}, {looking} {'looks' if looking == 1 else 'look'} at the two words; the other "
-            f"{n_blank} ({names}) {'is' if n_blank == 1 else 'are'} blank in the preference grid above: the two "
-            f"words get less than {percent(ELSEWHERE)} of the "
-            "pronoun's attention there, so their flips mean little. ")
+@dataclass(frozen=True)
+class RolloutLead:
+    """What rollout's last-layer shares say: "nothing" (every candidate under `small`), a "tie" (the first two within
+    `close`) or a "lead" of `top` by `lead` (a share's difference)."""
+    reading: str
+    top: str
+    lead: float
+    small: float
 
 
-def testset_conclusion(board: Scoreboard) -> str:
-    """The test set's reading: the head chosen in advance, and why the best head of the table proves nothing."""
-    record = chosen_record(board)
-    return ((record_text(record) + " " if record else "")
-            + f"The best heads in the table were picked on these same {board.n_pairs} pairs, out of "
-            f"{board.head_pairs.size}: their scores flatter them, and say nothing of new sentences.")
-
-
-def page_verdict(found: Verdict, a_text: str, b_text: str, pronoun_text: str, board: Scoreboard,
-                 quote=lambda t: f"“{t}”", known_as: str = "") -> str:
-    """The pronoun page's one verdict: the head chosen in advance, on the sentences it was not chosen on, and what it
-    does on this sentence. No verdict over many heads (they are not independent guesses). known_as: how the
-    page's reader knows the head (a preset's name), said beside its layer and head."""
-    record = chosen_record(board)
-    if record is None:
-        return ""
-    qa, qb, qp = quote(a_text), quote(b_text), quote(pronoun_text)
-    here = (f"On this sentence it gives {qa} {percent(float(found.weight_a[record.head]))} and {qb} "
-            f"{percent(float(found.weight_b[record.head]))} of the attention of {qp}.")
-    name = layer_head_name(*record.head) + (f": {known_as}" if known_as else "")
-    return f"**Verdict: {record_headline(record)}.** That head is {name}. " + record_short(record) + " " + here
-
-
-def rollout_reading(shares: dict[str, float], quote=lambda t: f"“{t}”", small: float = 0.05,
-                    close: float = 0.02) -> str:
-    """What rollout's last-layer shares say: a clear lead, about the same, or almost nothing from any candidate."""
+def rollout_lead(shares: dict[str, float], small: float = 0.05, close: float = 0.02) -> RolloutLead:
     ranked = sorted(shares.items(), key=lambda item: -item[1])
     (top, first), second = ranked[0], ranked[1][1] if len(ranked) > 1 else 0.0
-    if first < small:
-        return (f"almost nothing from any of them (each under {percent(small)}), so rollout shows no link "
-                "to either.")
-    if first - second < close:
-        return "about the same from each, so rollout does not pick one."
-    return f"{quote(top)} leads by {100 * (first - second):.0f} percentage points."
+    reading = "nothing" if first < small else "tie" if first - second < close else "lead"
+    return RolloutLead(reading, top, first - second, small)
 
 
 def across_layers(attentions, pronoun: Word, candidates: list[Word]):  # [L, H, n, n] -> 2 x [len(candidates), L]

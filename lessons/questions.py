@@ -1,49 +1,83 @@
-"""The quiz's questions, each built from the live numbers of the user's sentence.
+"""The quiz's questions, each built from the live numbers of the user's sentence: facts, no sentences.
 
 Pure: no Streamlit. `quiz(steps, tokens, token)` returns the questions in page order, grouped by step; each
-question carries its options, the right option, an explanation that quotes the live numbers, and the page
-that explains it. `verdict(question, choice)` is the feedback a student sees after choosing.
+question carries its option identities, the right one, the facts its text and explanation quote (numbers as
+Percent/Number, tokens as Token, lists as Listing/Numbers/Shares, and which branch of the story applies), and the
+page that explains it. ui/sections/quiz.py renders them in the page's language from content/<language>/quiz.toml
+(the texts `<key>_question`, `<key>_option_<option>`, `<key>_why`).
 Near-duplicate questions of the seed texts are merged into one (noted on each question).
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 
 from attention import core
 
-from .names import head_name, layer_name
-
 HOME, STEP1, STEP2, STEP3, STEP4 = ("app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step2_scaling.py",
                                     "app_pages/step3_softmax.py", "app_pages/step4_output.py")
 PRONOUN, MULTIHEAD, WHATIF = "app_pages/pronoun.py", "app_pages/multihead.py", "app_pages/whatif.py"
 MEANING = "app_pages/meaning.py"
-PAGE_TITLES = {HOME: "What self-attention does", STEP1: "Step 1 · Query·Key scores",
-               STEP2: "Step 2 · Scaling by √d_k", STEP3: "Step 3 · Softmax → weights",
-               STEP4: "Step 4 · Output = weights·V", PRONOUN: "Does “it” find its noun?",
-               MULTIHEAD: "Multi-head attention", WHATIF: "What-if lab",
-               MEANING: "A word's meaning comes from its sentence"}
-GROUPS = ("Why self-attention", "Step 1 · Query·Key scores", "Step 2 · Scaling by √d_k",
-          "Step 3 · Softmax → weights", "Step 4 · Output = weights·V", "Putting it together")
+PAGES = (HOME, STEP1, STEP2, STEP3, STEP4, PRONOUN, MULTIHEAD, WHATIF, MEANING)  # the pages a question links to
+# The page's groups, in page order (their names: quiz.group_<group>).
+GROUPS = ("why", "step1", "step2", "step3", "step4", "together")
+
+
+# --- the kinds of value a question quotes: the renderer formats each kind the same way everywhere ------------------
+@dataclass(frozen=True)
+class Percent:
+    value: float          # a share, 0..1
+
+
+@dataclass(frozen=True)
+class Number:
+    value: float
+    digits: int = 2
+    sign: bool = False    # "+0.123" (a separation); both signed and true-minus forms print "0.000" for a zero
+    true_minus: bool = False  # "−0.123", as the meaning page prints its cosines
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str             # a token of the sentence, quoted by the page
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Tokens with a number each, "“a” 0.123, “b” 0.456 …"; `more`: the list was cut."""
+    items: tuple[tuple[Token, Number], ...]
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class Numbers:
+    """Numbers in a row, "0.12, 0.34 …"; `more`: the list was cut."""
+    items: tuple[Number, ...]
+    more: bool = False
+
+
+@dataclass(frozen=True)
+class Shares:
+    """A row's largest shares; a None token is the looking token itself."""
+    items: tuple[tuple[Percent, Token | None], ...]
 
 
 @dataclass(frozen=True)
 class Question:
-    key: str                          # stable id: widget keys and tests use it, whatever the sentence
+    key: str                          # stable id: widget keys, texts and tests use it, whatever the sentence
     group: str                        # one of GROUPS
-    text: str                         # Markdown; names the user's tokens, never a fixed sentence
-    options: tuple[str, ...] | None   # None: a free-text question with a model answer
-    correct: int | None               # index into options
-    explanation: str                  # the "because", with the live numbers
+    options: tuple[str, ...] | None   # option identities in their written order; None: a free-text question
+    right: str | None                 # the right option's identity
     page: str                         # the page that explains it
+    facts: Mapping[str, object] = field(default_factory=dict, compare=False)  # the texts' values, by placeholder
 
     @property
-    def right_option(self) -> str | None:
-        return None if self.options is None else self.options[self.correct]
+    def correct(self) -> int | None:
+        return None if self.options is None else self.options.index(self.right)
 
     def shuffled_options(self) -> list[str]:
         """A fixed order per question, so the right answer is not always first."""
@@ -51,23 +85,8 @@ class Question:
         return [self.options[j] for j in np.random.default_rng(seed).permutation(len(self.options))]
 
 
-@dataclass(frozen=True)
-class Verdict:
-    right: bool
-    text: str
-
-
-def verdict(question: Question, choice: str) -> Verdict:
-    """Feedback for a chosen option: right or wrong, which option is right, and why."""
-    right = choice == question.right_option
-    if right:
-        return Verdict(True, f"**Right:** “{question.right_option}”. {question.explanation}")
-    return Verdict(False, f"**Not quite.** You chose “{choice}”. The right answer is “{question.right_option}”, "
-                          f"because: {question.explanation}")
-
-
-def model_answer(question: Question) -> str:
-    return f"**A model answer:** {question.explanation}"
+def is_right(question: Question, choice: str | None) -> bool:
+    return question.options is not None and choice == question.right
 
 
 def answer_key(sentence: str, question_key: str) -> str:
@@ -76,53 +95,40 @@ def answer_key(sentence: str, question_key: str) -> str:
 
 
 def score(questions: list[Question], choices: dict[str, str]) -> tuple[int, int, int]:
-    """(right, answered, total) over the multiple-choice questions; choices maps question key -> option."""
+    """(right, answered, total) over the multiple-choice questions; choices maps question key -> option identity."""
     graded = [q for q in questions if q.options is not None]
     answered = [q for q in graded if choices.get(q.key) in q.options]
-    right = sum(choices[q.key] == q.right_option for q in answered)
+    right = sum(is_right(q, choices[q.key]) for q in answered)
     return right, len(answered), len(graded)
 
 
 @dataclass(frozen=True)
 class KeyEntry:
-    """One line of the answer key: the question, its right answer (or "open question"), why, and where to read."""
+    """One line of the answer key: the question, numbered in page order."""
 
     number: int
-    group: str
-    text: str
-    answer: str | None                # None: an open question, whose reason is the model answer
-    reason: str
-    page: str
-    page_title: str
+    question: Question
 
 
 def answer_sheet(questions: list[Question]) -> list[KeyEntry]:
-    """Every question with its right answer and its reason, numbered in page order (the page's "Show all answers")."""
+    """Every question numbered in page order (the page's "Show all answers" and the printable answer key)."""
     ordered = [q for group in GROUPS for q in questions if q.group == group]
-    return [KeyEntry(number, q.group, q.text, q.right_option, q.explanation, q.page, PAGE_TITLES[q.page])
-            for number, q in enumerate(ordered, start=1)]
+    return [KeyEntry(number, q) for number, q in enumerate(ordered, start=1)]
 
 
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+def _numbers(values, limit: int, digits: int) -> Numbers:
+    return Numbers(tuple(Number(float(v), digits) for v in values[:limit]), len(values) > limit)
 
 
-def _plain_quote(token: str) -> str:
-    return f"“{token}”"
-
-
-def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
-         quote: Callable[[str], str] = _plain_quote, shown=None) -> list[Question]:
+def quiz(steps: core.AttentionSteps, tokens: list[str], token: int, shown=None) -> list[Question]:
     """Every question for this sentence, with the selected token's row as the running example.
 
-    `quote` formats a token for the page (the page passes its Markdown-escaping quote). `shown`: the rows the step
-    pages show (learned mode hides [CLS]/[SEP] by default); a question that names "the last token" names the last
-    one shown, and counts the hidden ones apart, as the pages do. None: every row is shown.
+    `shown`: the rows the step pages show (learned mode hides [CLS]/[SEP] by default); a question that names "the
+    last token" names the last one shown, and counts the hidden ones apart, as the pages do. None: every row is shown.
     """
     w, n, i = steps.weights, len(tokens), token
-    row, me = w[i], quote(tokens[i])
+    row, me = w[i], Token(tokens[i])
     top = int(np.argmax(row))
-    other_than_self = 1 - row[i]
     unscaled = core.softmax(steps.raw[i:i + 1])[0]
     far = max(range(n), key=lambda j: (abs(j - i) > 1) * row[j]) if n > 2 else top
     # d weight_j / d score_j = w_j (1 - w_j): a softmax row's own slopes, largest when no weight is near 1
@@ -138,235 +144,127 @@ def quiz(steps: core.AttentionSteps, tokens: list[str], token: int,
     hidden = [j for j in range(n) if j not in set(shown)]
     last = shown[-1]
     # The model's tokens, [CLS]/[SEP] included in learned mode: the step pages hide them, so the count says so.
-    counted = f"{n} tokens" + (" ([CLS] and [SEP] included)" if any(t in ("[CLS]", "[SEP]") for t in tokens) else "")
+    counted = dict(n=n, markers_included=any(t in ("[CLS]", "[SEP]") for t in tokens))
+    nxt = (i + 1) % n
 
     def listing(values, limit=6, digits=3, keys=None):
         keys = list(range(n)) if keys is None else keys
-        said = ", ".join(f"{quote(tokens[j])} {values[j]:.{digits}f}" for j in keys[:limit])
-        return said + (" …" if len(keys) > limit else "")
+        return Listing(tuple((Token(tokens[j]), Number(float(values[j]), digits)) for j in keys[:limit]),
+                       len(keys) > limit)
 
-    # The last shown token's walk-through, with the hidden markers counted apart as the step pages count them.
-    if hidden:
-        markers = " and ".join(quote(tokens[j]) for j in hidden)
-        last_scores = (f"{listing(steps.scaled[last], 8, 2, shown)} (and the markers {markers}: "
-                       f"{', '.join(f'{steps.scaled[last, j]:.2f}' for j in hidden)})")
-        last_weights = (f"{listing(w[last], 8, 3, shown)}, and {w[last, hidden].sum():.3f} on {markers} together "
-                        f"({', '.join(f'{w[last, j]:.3f}' for j in hidden)})")
-        last_name = f"{quote(tokens[last])}, the last token the step pages show"  # never ends on the token: “.”.
-    else:
-        last_scores, last_weights = listing(steps.scaled[last], 8, 2, shown), listing(w[last], 8, 3, shown)
-        last_name = f"{quote(tokens[last])}, the last token"
+    # The last shown token's walk-through, with the hidden markers counted apart as the step pages count them
+    # (never ending on the token ".").
+    last_facts = dict(last=Token(tokens[last]), markers=tuple(Token(tokens[j]) for j in hidden),
+                      scores=listing(steps.scaled[last], 8, 2, shown), weights=listing(w[last], 8, 3, shown),
+                      marker_scores=Numbers(tuple(Number(float(steps.scaled[last, j]), 2) for j in hidden)),
+                      marker_total=Number(float(w[last, hidden].sum()), 3),
+                      marker_weights=Numbers(tuple(Number(float(w[last, j]), 3) for j in hidden)))
+    order = np.argsort(row)[::-1][:4]
+    shares = Shares(tuple((Percent(float(row[j])), None if j == i else Token(tokens[j])) for j in order))
 
-    def shares(values, limit=4):
-        order = np.argsort(values)[::-1][:limit]
-        return ", ".join(f"{_pct(values[j])} on {'itself' if j == i else quote(tokens[j])}" for j in order)
+    def q(key, group, page, options=None, right=None, **facts):
+        return Question(key, group, tuple(options) if options else None,
+                        right if right is not None else (options[0] if options else None), page, facts)
 
     g_why, g1, g2, g3, g4, g_all = GROUPS
     return [
         # --- why self-attention (seed 002 q1, q2, q10)
-        Question("need", g_why, "Why does a model need self-attention to understand a word?",
-                 ("Because a word's meaning depends on the words around it", "To make the sentence shorter",
-                  "To sort the words alphabetically"), 0,
-                 f"A word means different things in different company (*bank* near *river* or near *money*). "
-                 f"Self-attention lets each token take in the others. In your sentence {me} takes "
-                 f"{_pct(other_than_self)} of its new vector from the other tokens.", HOME),
-        Question("self_vs_cross", g_why,
-                 "How does *self*-attention differ from attention between two sequences (for example, a "
-                 "translation model reading English and writing French)?",
-                 ("Queries, keys and values all come from the same sentence",
-                  "Self-attention has no softmax", "Self-attention only looks at the previous word"), 0,
-                 "In self-attention the sentence looks at itself: Q, K and V are all made from its own "
-                 f"{counted}, so the weights form a {n} × {n} square. Between two sequences, as in the translation "
-                 "models that first used attention (2014), the queries come from one (the French being written) and "
-                 "the keys and values from the other (the English); those models also read the words one at a "
-                 "time, where self-attention takes them all at once.", STEP4),
-        Question("translation", g_why,
-                 "How do context-aware vectors help a model translate or summarise?", None, None,
-                 "Each token's vector now carries some of its context, so an ambiguous word (“bank”) can be "
-                 "represented by what it means in *this* sentence; far-apart words are linked in one step; and "
-                 "all tokens are computed at the same time. Whether a given model does this well has to be "
-                 "measured (the Compare page measures one word in two sentences; the pronoun page whether “it” "
-                 "looks at what it means). On your sentence the average token gives "
-                 f"{_pct(1 - np.diag(w).mean())} of its attention to other tokens.", STEP4),
+        q("need", g_why, HOME, ("context", "shorter", "alphabet"), me=me, others=Percent(float(1 - row[i]))),
+        q("self_vs_cross", g_why, STEP4, ("same_sentence", "no_softmax", "previous_word"), **counted),
+        q("translation", g_why, STEP4, others=Percent(float(1 - np.diag(w).mean()))),
         # --- step 1 (seed 002 q8 merged with seed 004 "non-adjacent words")
-        Question("four_steps", g1, "What are the four steps of self-attention, in order?",
-                 ("Scores Q·Kᵀ → divide by √d_k → softmax per row → weights·V",
-                  "Softmax → scores Q·Kᵀ → divide by √d_k → weights·V",
-                  "Divide by √d_k → weights·V → scores Q·Kᵀ → softmax"), 0,
-                 f"Compare, shrink, turn into shares, mix. For your {counted} the four results are "
-                 f"{n}×{n}, {n}×{n}, {n}×{n} and {n}×{steps.output.shape[1]} matrices.", STEP1),
-        Question("high_score", g1, f"The query of {me} gets a high score with one key. What does that say?",
-                 ("The two vectors point in a similar direction: a good match",
-                  "The two tokens are next to each other", "The key token is a long word"), 0,
-                 "A dot product multiplies the two vectors number by number and adds up: it is large when they "
-                 f"point the same way. The query of {me} matches the key of {quote(tokens[int(steps.raw[i].argmax())])} "
-                 f"best (score {steps.raw[i].max():.2f}); its lowest score is {steps.raw[i].min():.2f}.", STEP1),
-        Question("far_apart", g1, "Can a token attend to a word that is far away from it in the sentence?",
-                 ("Yes: every pair of tokens gets a score, whatever the distance",
-                  "No: only neighbours are compared", "Only up to three words away"), 0,
-                 "Nothing in the formula depends on distance: the score matrix compares every pair in one step "
-                 f"(an older recurrent network passed information along word by word). {me} gives "
-                 f"{_pct(row[far])} to {quote(tokens[far])}, {abs(far - i)} positions away.", STEP1),
+        q("four_steps", g1, STEP1, ("scores_first", "softmax_first", "divide_first"), d_out=steps.output.shape[1],
+          **counted),
+        q("high_score", g1, STEP1, ("similar", "neighbours", "long_word"), me=me,
+          best=Token(tokens[int(steps.raw[i].argmax())]), highest=Number(float(steps.raw[i].max())),
+          lowest=Number(float(steps.raw[i].min()))),
+        q("far_apart", g1, STEP1, ("every_pair", "neighbours", "three_words"), me=me, share=Percent(float(row[far])),
+          far=Token(tokens[far]), distance=abs(far - i)),
         # --- step 2 (seed 002 q4)
-        Question("scale", g2, "Why are the scores divided by √d_k?",
-                 ("So softmax does not become all-or-nothing when the vectors are long",
-                  "To make the scores negative", "To save memory"), 0,
-                 f"A dot product of d_k numbers spreads more as d_k grows. Here d_k = {steps.d_k}: the raw scores "
-                 f"of {me} spread over {steps.raw[i].std():.2f}, the scaled ones over {steps.scaled[i].std():.2f}. "
-                 f"With the division removed from this trained model, its largest weight would be "
-                 f"{_pct(unscaled.max())} instead of {_pct(row.max())}: a temperature change on learned weights, not "
-                 "a model trained without √d_k. The Training lab trains heads both ways: that is the real test.",
-                 STEP2),
-        Question("gradient", g2, "What goes wrong for training when softmax is all-or-nothing?",
-                 ("Its gradients become tiny, so the model can hardly learn",
-                  "The weights stop adding up to 1", "The sentence gets shorter"), 0,
-                 "A gradient says how much an output changes when an input is nudged; training follows it. "
-                 "The slope of a weight with respect to its own score is w(1 − w), near 0 when w is near 0 or 1. "
-                 f"For {me} the largest slope is {slope_scaled:.3f} with scaling and {slope_unscaled:.3f} "
-                 "with the division removed after training (a temperature change, not a model trained without it; "
-                 "the Training lab measures what training without √d_k does).", STEP2),
+        q("scale", g2, STEP2, ("all_or_nothing", "negative", "memory"), me=me, d_k=steps.d_k,
+          raw_spread=Number(float(steps.raw[i].std())), scaled_spread=Number(float(steps.scaled[i].std())),
+          unscaled_top=Percent(float(unscaled.max())), top=Percent(float(row.max()))),
+        q("gradient", g2, STEP2, ("tiny_gradients", "not_one", "shorter"), me=me,
+          slope_scaled=Number(float(slope_scaled), 3), slope_unscaled=Number(float(slope_unscaled), 3)),
         # --- step 3 (seed 000; "role" + "purpose" merged, "how applied" + "why row-wise" merged,
         #     "how calculated and interpreted" + "what do the weights of each word represent" merged)
-        Question("role", g3, "What does softmax do to a row of scores?",
-                 ("Turns any numbers into positive weights that add up to 1",
-                  "Keeps only the single best token", "Computes the dot products"), 0,
-                 f"It raises e to each score and divides by the row's total. The scaled scores of {me} run from "
-                 f"{steps.scaled[i].min():.2f} to {steps.scaled[i].max():.2f}; its weights from "
-                 f"{row.min():.3f} to {row.max():.3f}, and they add up to {row.sum():.6f}.", STEP3),
-        Question("arithmetic", g3, f"Work it out: how does softmax turn the scores of {me} into weights?", None, None,
-                 f"Take e to the power of each score (first subtracting the largest, which changes nothing): "
-                 f"{listing(exps)}. Divide each by their total, {exps.sum():.3f}: {listing(row)}.", STEP3),
-        Question("sum_to_one", g3, "Why must each row of weights add up to 1?",
-                 ("So the output is a weighted average of the values",
-                  "So the matrix is symmetric", "It does not matter"), 0,
-                 "Then each weight is a share, and the output is an average of the value vectors whose size "
-                 "does not grow with the sentence. Your rows add up to "
-                 f"{', '.join(f'{v:.6f}' for v in w.sum(1)[:5])}{' …' if n > 5 else ''}.", STEP3),
-        Question("no_softmax", g3, "What would happen without softmax?",
-                 ("Weights could be negative and rows would not add up to 1", "Nothing would change",
-                  "The model would only read the first word"), 0,
-                 f"The scaled scores would be the weights: the row of {me} would be {listing(no_softmax, digits=2)}, "
-                 f"adding up to {no_softmax.sum():.2f}, with {int((no_softmax < 0).sum())} negative entries. "
-                 "That is no longer an average: the what-if lab's “no softmax” shows what else breaks.", WHATIF),
-        Question("row_by_row", g3, "Softmax is applied to the score matrix…",
-                 ("row by row: one distribution per looking token", "column by column",
-                  "over the whole matrix at once"), 0,
-                 f"Each row answers one token's question “where should I look?”, so each row gets its own "
-                 f"shares over the {n} tokens. Over the whole matrix, one strong match would starve every other "
-                 f"token. Columns do not add up to 1: here they range from {col_sums.min():.2f} to "
-                 f"{col_sums.max():.2f}.", STEP3),
-        Question("read_row", g3, f"What does the row of weights of {me} tell you?", None, None,
-                 f"How {me} divides its attention: {shares(row)}. Row = the token that looks, column = the token "
-                 "looked at.", STEP3),
-        Question("context", g3, "How does softmax make attention context-aware?", None, None,
-                 "The weights depend on who asks: the same token gets different shares from different tokens, so "
-                 f"each output mixes the values in its own way. {me} gives {_pct(row[top])} to "
-                 f"{quote(tokens[top])}, while {quote(tokens[(i + 1) % n])} gives it {_pct(w[(i + 1) % n, top])}.",
-                 STEP3),
-        Question("extremes", g3, "A score is far larger than the rest of its row. What does softmax do?",
-                 ("Gives that token almost all of the weight", "Makes all weights equal",
-                  "Returns an error"), 0,
-                 f"Gaps become ratios: e^(gap). With the scores of {me} × 1000 its largest weight is {_pct(huge.max())}. "
-                 "Very negative scores get weights near 0. A careful softmax subtracts the row's largest score "
-                 "first, so e never overflows.", WHATIF),
-        Question("differentiable", g3, "Softmax is *differentiable*. Why does that matter?",
-                 ("Small changes of the scores change the weights smoothly, so training can adjust W_Q and W_K",
-                  "It makes the weights add up to 1", "It makes the model run faster"), 0,
-                 "Differentiable means every output changes smoothly with every input, so a gradient exists. "
-                 "A hard “pick the best” would jump, and training could not tell which way to move. "
-                 f"In the row of {me}, nudging its top score changes its top weight at the rate {slope_scaled:.3f}.",
-                 STEP3),
+        q("role", g3, STEP3, ("positive_shares", "best_only", "dot_products"), me=me,
+          score_low=Number(float(steps.scaled[i].min())), score_high=Number(float(steps.scaled[i].max())),
+          weight_low=Number(float(row.min()), 3), weight_high=Number(float(row.max()), 3),
+          total=Number(float(row.sum()), 6)),
+        q("arithmetic", g3, STEP3, me=me, exps=listing(exps), exps_total=Number(float(exps.sum()), 3),
+          weights=listing(row)),
+        q("sum_to_one", g3, STEP3, ("average", "symmetric", "no_matter"), sums=_numbers(w.sum(1), 5, 6)),
+        q("no_softmax", g3, WHATIF, ("negative", "nothing", "first_word"), me=me,
+          scores=listing(no_softmax, digits=2), total=Number(float(no_softmax.sum())),
+          negatives=int((no_softmax < 0).sum())),
+        q("row_by_row", g3, STEP3, ("rows", "columns", "whole"), n=n, column_low=Number(float(col_sums.min())),
+          column_high=Number(float(col_sums.max()))),
+        q("read_row", g3, STEP3, me=me, shares=shares),
+        q("context", g3, STEP3, me=me, share=Percent(float(row[top])), top=Token(tokens[top]), next=Token(tokens[nxt]),
+          next_share=Percent(float(w[nxt, top]))),
+        q("extremes", g3, WHATIF, ("almost_all", "equal", "error"), me=me, top=Percent(float(huge.max()))),
+        q("differentiable", g3, STEP3, ("smooth", "sum_to_one", "faster"), me=me,
+          slope=Number(float(slope_scaled), 3)),
         # --- step 4 (seed 004; "final step" + "how calculated" merged, "why multiply by V" + "why V not Q
         #     or K" merged, "weighted sum for" + "each output row" + "contextual" merged)
-        Question("final", g4, "Which operation makes the output, once the weights are known?",
-                 ("Multiply the weights by V", "Apply softmax again", "Divide by √d_k"), 0,
-                 f"output = weights · V: here a {n}×{n} matrix times a {n}×{steps.v.shape[1]} matrix, one row "
-                 "per token.", STEP4),
-        Question("why_v", g4, "Why are the *values* mixed into the output, and not the queries or keys?",
-                 ("Q and K decide where to look; V holds what is passed on",
-                  "V is the largest matrix", "Q and K are deleted after step 1"), 0,
-                 "Queries and keys only meet each other in the scores. The values are a third view of each token, "
-                 "so a token can be found for one reason and pass on something else. "
-                 f"The output of {me} is {_pct(row[top])} of the value of {quote(tokens[top])} plus smaller shares of "
-                 "the others.", STEP4),
-        Question("output_row", g4, f"What is the output row of {me}?", None, None,
-                 f"A new, context-aware vector for {me}: {steps.output.shape[1]} numbers, a mix of all {n} value "
-                 f"vectors. It points most like the value of {quote(tokens[closest])} (cosine similarity "
-                 f"{cos[closest]:.2f}).", STEP4),
-        Question("uniform", g4, "What would the output be if every weight were the same?",
-                 ("Every token would get the same vector: the average of V", "All zeros",
-                  "Exactly V"), 0,
-                 f"Each weight would be 1/{n}, so every row is the plain average of the values and no token knows "
-                 f"who is asking. The average starts {', '.join(f'{v:.2f}' for v in uniform_out[:3])} …; "
-                 f"the real output of {me} starts {', '.join(f'{v:.2f}' for v in steps.output[i, :3])} ….", WHATIF),
+        q("final", g4, STEP4, ("times_v", "softmax_again", "divide"), n=n, d_v=steps.v.shape[1]),
+        q("why_v", g4, STEP4, ("what_is_passed", "largest", "deleted"), me=me, share=Percent(float(row[top])),
+          top=Token(tokens[top])),
+        q("output_row", g4, STEP4, me=me, d_out=steps.output.shape[1], n=n, closest=Token(tokens[closest]),
+          cosine=Number(float(cos[closest]))),
+        q("uniform", g4, WHATIF, ("average", "zeros", "v"), me=me, n=n, average=_numbers(uniform_out, 3, 2),
+          output=_numbers(steps.output[i], 3, 2)),
         # --- putting it together (seed 002 q9, seed 004 last two)
-        Question("last_word", g_all, f"Walk through attention for {last_name}.",
-                 None, None,
-                 f"Its query meets every key; scaled scores {last_scores}; softmax gives {last_weights}; its output "
-                 "is that mix of the value vectors.", STEP1),
-        Question("next", g_all, "Where does the attention output go next in a transformer?",
-                 ("The heads are joined and mixed by W_O, added to the input, normalised, then a feed-forward "
-                  "network", "Straight to the final answer", "Back into step 1 of the same head"), 0,
-                 "The 12 heads' outputs are glued together and mixed by W_O; the token's input is added back "
-                 "(the residual connection) and LayerNorm rescales it; then a feed-forward network transforms each "
-                 "token on its own. All mixing *between* tokens happens in attention.", MULTIHEAD),
-        Question("disambiguate", g_all, "Describe a sentence where attention helps to pick a meaning.", None, None,
-                 "“The dog ate the food because it was hungry.”: to represent “it”, attention can draw on “dog” "
-                 "rather than “food”. The pronoun page measures whether this small model's heads really do that.",
-                 PRONOUN),
+        q("last_word", g_all, STEP1, **last_facts),
+        q("next", g_all, MULTIHEAD, ("heads_joined", "final_answer", "back")),
+        q("disambiguate", g_all, PRONOUN),
     ]
 
 
-# The meaning quiz's options: which is right is read from the measurement (the tests index these).
-MEANING_BEFORE_OPTIONS = ("Very alike but not the same: the embedding adds where the word stands",
-                          "Exactly the same: before attention a word has one vector", "Already far apart")
-MEANING_CONTROL_OPTIONS = ("Far less than with attention: the word keeps only itself and where it stands",
-                           "About as far as with attention", "Further than with attention")
+# The meaning quiz's options, in their written order: which is right is read from the measurement.
+MEANING_BEFORE_OPTIONS = ("alike", "same", "far")
+MEANING_CONTROL_OPTIONS = ("far_less", "about_as_far", "further")
 
 
-def meaning_questions(result, names: tuple[str, str], quote: Callable[[str], str]) -> list[Question]:
+def meaning_questions(result, names: tuple[str, str]) -> list[Question]:
     """Questions on the meaning page's measurement of a built-in word (lessons/meaning.Measurement): which answer is
     right is read from its numbers, and the explanations quote them."""
     from . import meaning as me
 
     g_all = GROUPS[-1]
     fact = me.facts(result)
-    word, seps, out = quote(result.word), result.separation, result.separation_knocked_out
-    last = len(seps) - 1
-    a, b = quote(names[0]), quote(names[1])
-    apart = me.separates(seps)
+    word, seps, out = Token(result.word), result.separation, result.separation_knocked_out
+    last = len(seps) - 1  # hidden state `last` is "after layer `last`"
+    a, b = Token(names[0]), Token(names[1])
+
+    def cosine(x):
+        return Number(float(x), 3, true_minus=True)
+
+    def signed(x):
+        return Number(float(x), 3, sign=True, true_minus=True)
+
     before = 1 if not fact.embeddings_differ else 0 if fact.embedding_low >= 0.8 else 2
-    questions = [
-        Question("meaning_before", g_all, f"Before any attention, how alike is the vector of {word} in a {a} "
-                 f"sentence and in a {b} sentence?", MEANING_BEFORE_OPTIONS, before,
-                 f"In the embedding the cosine of {word} between two of the {len(result.sentences)} sentences is "
-                 f"between {me.cosine(fact.embedding_low)} and {me.cosine(fact.embedding_high)}. The embedding is "
-                 "the word's own entry plus an entry for its position, so the same word at another place is a "
-                 "slightly different vector"
-                 + (f"; the cosine is 1.000 only for the {fact.same_place_pairs} pairs where it stands at the same "
-                    "place." if fact.identical_only_at_same_place and fact.same_place_pairs else "."), MEANING),
-    ]
+    questions = [Question(
+        "meaning_before", g_all, MEANING_BEFORE_OPTIONS, MEANING_BEFORE_OPTIONS[before], MEANING,
+        dict(word=word, a=a, b=b, n_sentences=len(result.sentences), low=cosine(fact.embedding_low),
+             high=cosine(fact.embedding_high),
+             same_place_pairs=fact.same_place_pairs if fact.identical_only_at_same_place else 0))]
     control_gap, model_gap = fact.control_high - out[0], seps[1:].max() - seps[0]
     control = (2 if control_gap > model_gap + me.SEPARATES else 1 if control_gap >= 0.5 * model_gap else 0)
     questions.append(Question(
-        "meaning_self_only", g_all, f"The control on the meaning page, self-only attention, makes every token attend "
-        f"only to itself in every layer. How far apart do the two meanings of {word} get then?",
-        MEANING_CONTROL_OPTIONS, control,
-        f"With self-only attention the separation is {me.signed(out[0])} {me.stage(0)} and {me.signed(out[last])} "
-        f"{me.stage(last)} (at most {me.signed(fact.control_high)}); with attention, {me.signed(seps[0])} and "
-        f"{me.signed(seps[last])}. A token that takes nothing from the others depends only on its word and its "
-        "position: the control shows what those alone give.", MEANING))
-    if apart and result.head_costs is not None:
-        layer, head = result.growth_layer - 1, result.costliest_heads()[0]
+        "meaning_self_only", g_all, MEANING_CONTROL_OPTIONS, MEANING_CONTROL_OPTIONS[control], MEANING,
+        dict(word=word, control_first=signed(out[0]), control_last=signed(out[last]), last_layer=last,
+             control_high=signed(fact.control_high), first=signed(seps[0]), last=signed(seps[last]))))
+    if me.separates(seps) and result.head_costs is not None:
+        head = result.costliest_heads()[0]
         same, different = fact.same, fact.different
         questions.append(Question(
-            "meaning_heads", g_all, f"How does attention help the model tell the two meanings of {word} apart?",
-            None, None,
-            f"Attention lets the word's vector take in its neighbours ({a} words or {b} words). From the embedding "
-            f"to {me.stage(last)}, same-meaning pairs' mean cosine {me.VERB[same.direction]} ({me.cosine(same.start)} "
-            f"→ {me.cosine(same.end)}) and different-meaning pairs' {me.VERB[different.direction]} "
-            f"({me.cosine(different.start)} → {me.cosine(different.end)}), so the separation goes "
-            f"{me.signed(seps[0])} → {me.signed(seps[last])}. Replacing {head_name(head)} of {layer_name(layer)} by its "
-            f"mean output lowers the separation after that layer by {me.plain(result.head_costs[head])}, the most of "
-            "any head there.", MEANING))
+            "meaning_heads", g_all, None, None, MEANING,
+            # layer: hidden state growth_layer comes out of the code's layer growth_layer - 1, read as layer growth_layer
+            dict(word=word, a=a, b=b, last_layer=last, same_direction=same.direction,
+                 same_start=cosine(same.start), same_end=cosine(same.end), different_direction=different.direction,
+                 different_start=cosine(different.start), different_end=cosine(different.end),
+                 first=signed(seps[0]), last=signed(seps[last]), head=head + 1, layer=result.growth_layer,
+                 cost=Number(float(result.head_costs[head]), 3, true_minus=True))))
     return questions

@@ -31,11 +31,8 @@ VOCABULARY = ("cat", "dog", "house", "tree", "car", "book", "river", "city", "mu
               "king", "queen", "road", "ship", "bird", "fish", "door", "sun", "moon", "star", "bread", "chair",
               "table", "horse", "rain", "snow", "milk", "stone", "gold", "glass")
 
-TASKS = {
-    "previous": "look at the token just before me",
-    "copy": "look at the earlier copy of my own word",
-    "marker": "look at the one token that carries a marker",
-}
+# The toy tasks, each a rule for where a token should look (content/en/training.toml says each in words).
+TASKS = ("previous", "copy", "marker")
 # W_V's own step size in every run (measured: 1.0 diverges in all 18 task × d_k × scaling settings, 0.2 learns
 # slower). W_Q and W_K step at a rate of their own per setting (qk_rate), found by bench/sweep_training.py.
 VALUE_RATE = 0.5

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .training import EXTRA_SEEDS, LAB_SEEDS
-from .training_verdicts import FEW_SATURATED, max_curve_difference, ratio_words
+from .training_verdicts import FEW_SATURATED, max_curve_difference
 
 
 def answer_pattern(batch, n_words: int) -> np.ndarray:  # -> [n_words, n_words]
@@ -51,38 +51,13 @@ def extra_seed_runs(compare_runs: list[dict], d_ks) -> list[dict]:
             if run["d_k"] in d_ks and run["qk_shrink"] == 1 and run["seed"] == LAB_SEEDS[0] for seed in EXTRA_SEEDS]
 
 
-def closing_words(verdicts: dict) -> tuple[tuple[int, ...], str]:
-    """The comparison's last paragraph, from its verdicts ({d_k: training_verdicts.Verdict}): (the d_k at which step 2's
-    reason fits, the paragraph). Step 2's reason is that unscaled rows saturate and then pass back almost no
-    gradient; it fits a d_k only where scaling helped by the verdict rule AND many unscaled rows start saturated."""
-    helps = {k: v for k, v in verdicts.items() if v.outcome == "helps"}
-    fits = tuple(k for k, v in helps.items() if v.saturated >= FEW_SATURATED)
-    unexplained = [k for k in helps if k not in fits]
-    others = {k: v for k, v in verdicts.items() if v.outcome != "helps"}
-    text = ("Step 2's reason: without √d_k, long vectors give large scores, softmax turns them into "
-            "all-or-nothing rows, and such rows pass back almost no gradient to W_Q and W_K.")
-    if fits:
-        text += " It fits here at " + ", ".join(
-            f"d_k = {k} ({pct_words(verdicts[k].saturated)} of the unscaled rows start saturated; "
-            f"{ratio_words(verdicts[k].ratio)} lower loss with scaling)" for k in fits) + \
-            ": there the unscaled head learned far less in the same steps."
-    if unexplained:
-        text += " " + " ".join(
-            f"At d_k = {k} scaling helps too ({ratio_words(verdicts[k].ratio)}), but only "
-            f"{pct_words(verdicts[k].saturated)} of the unscaled rows start saturated, so saturation at the start "
-            "does not explain that one." for k in unexplained)
-    if not helps:
-        text += " On this task it did not show: at no d_k tried did scaling help by the rule above."
-    if others:
-        text += " Not at " + "; ".join(_outcome_words(k, v) for k, v in others.items()) + "."
-    return fits, text
-
-
-def pct_words(share: float) -> str:
-    return f"{share:.0%}"
-
-
-def _outcome_words(d_k: int, verdict) -> str:
-    words = {"little": "scaling changed little", "unclear": "the seeds disagree (unclear)",
-             "slight": "the difference was small", "hurts": "the unscaled head did better"}
-    return f"d_k = {d_k}, where {words[verdict.outcome]}"
+def closing_facts(verdicts: dict) -> tuple[tuple[int, ...], tuple[int, ...], dict[int, str]]:
+    """What the comparison's last paragraph says, from its verdicts ({d_k: training_verdicts.Verdict}): (the d_k
+    at which step 2's reason fits, the d_k where scaling helps but few rows start saturated, {d_k: outcome} of the
+    others). Step 2's reason is that unscaled rows saturate and then pass back almost no gradient; it fits a d_k
+    only where scaling helped by the verdict rule AND many unscaled rows start saturated."""
+    helps = [k for k, v in verdicts.items() if v.outcome == "helps"]
+    fits = tuple(k for k in helps if verdicts[k].saturated >= FEW_SATURATED)
+    unexplained = tuple(k for k in helps if k not in fits)
+    others = {k: v.outcome for k, v in verdicts.items() if v.outcome != "helps"}
+    return fits, unexplained, others

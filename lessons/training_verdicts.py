@@ -4,12 +4,11 @@ the lab draws. The head, its forward and backward pass and the training loop are
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from lessons.training import HELDOUT_SENTENCES, SATURATED, TrainingRun, softmax
+from lessons.training import SATURATED, TrainingRun, softmax
 
 
 # --- the comparison: scaled against unscaled over several seeds, judged on new sentences ---------------
@@ -34,36 +33,6 @@ class Spread:
 def _mean_finite(values) -> float:
     values = [v for v in values if np.isfinite(v)]
     return float(np.mean(values)) if values else float("nan")
-
-
-def loss_words(x: float) -> str:
-    """A loss as the Training lab prints it everywhere, its sentences and its table alike: two significant digits
-    below 0.1 (0.00035, 0.014), three decimals above (0.164)."""
-    if not np.isfinite(x):
-        return "infinite (training broke down)"
-    return small_words(x) if x < 0.1 else f"{x:.3f}"
-
-
-_loss_words = loss_words
-
-
-def _range_words(spread: Spread) -> str:
-    if not np.isfinite(spread.high):
-        return f"mean {_loss_words(spread.mean)}"
-    return f"**{_loss_words(spread.mean)}** (seeds {_loss_words(spread.low)} to {_loss_words(spread.high)})"
-
-
-def _share_words(x: float) -> str:
-    return f"{x:.0%}" if x >= 0.01 or x == 0 else f"{x:.1%}"
-
-
-def small_words(x: float) -> str:
-    """A small positive number a student can read, never in scientific notation: 0.00042, 0.031."""
-    if not np.isfinite(x):
-        return "infinite"
-    if x < 1e-7:
-        return "less than 0.0000001"
-    return f"{x:.{max(0, 1 - math.floor(math.log10(x)))}f}" if x < 1 else f"{x:.2f}"
 
 
 # The verdict rule (stated on the page too). ratio = the unscaled head's mean held-out loss ÷ the scaled head's
@@ -100,83 +69,71 @@ def loss_ratio(scaled: Spread, unscaled: Spread) -> float:
     return unscaled.mean / scaled.mean if scaled.mean > 0 else float("inf")
 
 
-def ratio_words(ratio: float) -> str:
-    """A ratio as the lab prints it: 1.17×, 3.4×, 18×, 340×."""
-    if not np.isfinite(ratio):
-        return "infinitely"
-    return f"{ratio:.2f}×" if ratio < 2 else f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+# What a "helps" verdict adds about the sweep's best unscaled rate (None: nothing to add).
+SWEEP_NOTES = ("never_learns", "no_rescue")
 
 
 @dataclass(frozen=True)
 class Verdict:
+    """One d_k's comparison as facts; ui/sections/training_words.py says it."""
+
     d_k: int
-    outcome: str          # one of OUTCOMES
-    scaled: Spread        # held-out loss over the seeds
+    outcome: str               # one of OUTCOMES
+    scaled: Spread             # held-out loss over the seeds
     unscaled: Spread
-    ratio: float          # unscaled mean ÷ scaled mean
+    ratio: float               # unscaled mean ÷ scaled mean
     seeds: int
-    saturated: float      # share of the unscaled head's rows saturated at the start, mean over its seeds
-    sentence: str         # Markdown, built from the numbers above
+    saturated: float           # share of the unscaled head's rows saturated at the start, mean over its seeds
+    saturated_scaled: float    # the same for the scaled head
+    through_saturated: float   # mean gradient size a saturated unscaled row passes back at the start (nan: none)
+    through_other: float       # the same for the unscaled head's other rows
+    baseline: float            # loss of looking at every allowed word evenly, mean over every run of this d_k
+    runs: int                  # how many runs that baseline is the mean over
+    unscaled_best_of_sweep: float | None  # the sweep's best mean loss of the unscaled setting (sweep's own seeds)
+    rates_tried: int | None    # how many rates the sweep tried
+    sweep_note: str | None     # one of SWEEP_NOTES, only on a "helps" verdict
+    learned_anyway: bool       # both losses under LEARNED_LOSS_SHARE of the baseline: both heads learned the task
+
+    @property
+    def shows_gradient(self) -> bool:
+        """Whether the mechanism's gradient sizes were measured (both kinds of row occurred)."""
+        return bool(np.isfinite(self.through_saturated) and np.isfinite(self.through_other)
+                    and self.through_other > 0)
+
+    @property
+    def unscaled_worse(self) -> bool:
+        return self.ratio >= 1
+
+    @property
+    def overlap(self) -> tuple[float, float]:
+        """An unclear verdict's evidence: (the best seed of the worse side, the worst seed of the better side)."""
+        return (self.unscaled.low, self.scaled.high) if self.unscaled_worse else (self.scaled.low, self.unscaled.high)
 
 
 def scaling_verdict(d_k: int, scaled_runs, unscaled_runs, unscaled_best_of_sweep: float | None = None,
                     rates_tried: int | None = None) -> Verdict:
     """The verdict for one d_k, from the runs of every seed, each setting at its own W_Q/W_K rate: the mechanism
-    first (how many rows start saturated, how much gradient a saturated row passes), then the held-out losses
-    with their ratio and ranges, and the outcome by the rule above (verdict_outcome). unscaled_best_of_sweep:
-    the unscaled setting's best mean loss over all rates_tried rates of the sweep (training_rates.SWEEP_LOSSES),
-    for "at any rate we tried"."""
+    (how many rows start saturated, how much gradient a saturated row passes), the held-out losses with their
+    ratio and ranges, and the outcome by the rule above (verdict_outcome). unscaled_best_of_sweep: the unscaled
+    setting's best mean loss over all rates_tried rates of the sweep (training_rates.SWEEP_LOSSES), for "at any
+    rate we tried"."""
     scaled, unscaled = (Spread.of(r.heldout_loss for r in runs) for runs in (scaled_runs, unscaled_runs))
     baseline = _mean_finite(r.baseline_loss for r in [*scaled_runs, *unscaled_runs])
     outcome, ratio = verdict_outcome(scaled, unscaled), loss_ratio(scaled, unscaled)
-    saturated = _mean_finite(r.start_saturated for r in unscaled_runs)
-    saturated_scaled = _mean_finite(r.start_saturated for r in scaled_runs)
-    through_saturated = _mean_finite(r.start_row_grad_saturated for r in unscaled_runs)
-    through_other = _mean_finite(r.start_row_grad_other for r in unscaled_runs)
-    seeds = min(len(scaled_runs), len(unscaled_runs))
-    parts = [f"**d_k = {d_k}:** without ÷√d_k, {_share_words(saturated)} of the rows start saturated "
-             f"(with it: {_share_words(saturated_scaled)})"]
-    if np.isfinite(through_saturated) and np.isfinite(through_other) and through_other > 0:
-        parts[0] += (f"; a saturated row passes back a gradient of {small_words(through_saturated)}, "
-                     f"{_share_words(through_saturated / through_other)} of what the other rows pass "
-                     f"({small_words(through_other)})")
-    parts[0] += "."
-    parts.append(f"On {HELDOUT_SENTENCES} new sentences, each at its own rate, over {seeds} seeds, the scaled "
-                 f"head's loss is {_range_words(scaled)}, the unscaled head's {_range_words(unscaled)}: "
-                 + (f"the unscaled loss is **{ratio_words(ratio)}** the scaled one" if ratio >= 1 else
-                    f"the scaled loss is **{ratio_words(1 / ratio)}** the unscaled one") + ".")
-    few = " (few rows saturate)" if saturated < FEW_SATURATED else ""
-    if outcome == "little":
-        parts.append(f"Within {NEAR_RATIO:g}× of each other: scaling changes little here{few}.")
-    elif outcome == "unclear":
-        worse, best_of_worse, better, worst_of_better = (("unscaled", unscaled.low, "scaled", scaled.high)
-                                                         if ratio >= 1 else
-                                                         ("scaled", scaled.low, "unscaled", unscaled.high))
-        parts.append(f"**Unclear:** the means differ, but the ranges overlap: the best {worse} seed "
-                     f"({_loss_words(best_of_worse)}) ended below the worst {better} one "
-                     f"({_loss_words(worst_of_better)}).")
-    elif outcome == "slight":
-        first, second = ("scaled", "unscaled") if ratio > 1 else ("unscaled", "scaled")
-        parts.append(f"Every {first} seed ends below every {second} one, but by less than "
-                     f"{CLEAR_RATIO:g}× on average: a small effect.")
-    elif outcome == "helps":
-        parts.append("Scaling **helps**: every scaled seed ends below every unscaled one.")
-        if unscaled_best_of_sweep is not None and np.isfinite(baseline):
-            tried = f"any of the {rates_tried} rates we tried" if rates_tried else "any rate we tried"
-            if unscaled_best_of_sweep > 0.5 * baseline:
-                parts.append(f"Without scaling the head does not learn at {tried} (the best left a loss of "
-                             f"{_loss_words(unscaled_best_of_sweep)} on the sweep's own seeds; looking at every "
-                             f"word evenly scores {_loss_words(baseline)} on these runs' sentences, the mean over "
-                             f"their {len(scaled_runs) + len(unscaled_runs)} runs).")
-            elif unscaled_best_of_sweep > 3 * scaled.mean:
-                parts.append(f"No rate rescues the unscaled head: the best of {tried.removeprefix('any of ')} "
-                             f"left a loss of {_loss_words(unscaled_best_of_sweep)} (on the sweep's own seeds).")
-    else:
-        parts.append("Here every unscaled seed ends below every scaled one: scaling does **not** help at this d_k.")
-    if max(scaled.mean, unscaled.mean) < LEARNED_LOSS_SHARE * baseline:
-        parts.append(f"Both heads learn the task all the same: both losses are under {LEARNED_LOSS_SHARE:.0%} of "
-                     f"the loss of looking at every word evenly ({_loss_words(baseline)}).")
-    return Verdict(d_k, outcome, scaled, unscaled, ratio, seeds, saturated, " ".join(parts))
+    note = None
+    if outcome == "helps" and unscaled_best_of_sweep is not None and np.isfinite(baseline):
+        if unscaled_best_of_sweep > 0.5 * baseline:
+            note = "never_learns"
+        elif unscaled_best_of_sweep > 3 * scaled.mean:
+            note = "no_rescue"
+    return Verdict(d_k, outcome, scaled, unscaled, ratio, min(len(scaled_runs), len(unscaled_runs)),
+                   saturated=_mean_finite(r.start_saturated for r in unscaled_runs),
+                   saturated_scaled=_mean_finite(r.start_saturated for r in scaled_runs),
+                   through_saturated=_mean_finite(r.start_row_grad_saturated for r in unscaled_runs),
+                   through_other=_mean_finite(r.start_row_grad_other for r in unscaled_runs),
+                   baseline=baseline, runs=len(scaled_runs) + len(unscaled_runs),
+                   unscaled_best_of_sweep=unscaled_best_of_sweep, rates_tried=rates_tried, sweep_note=note,
+                   learned_anyway=bool(max(scaled.mean, unscaled.mean) < LEARNED_LOSS_SHARE * baseline))
 
 
 def max_curve_difference(run_a: TrainingRun, run_b: TrainingRun) -> float:

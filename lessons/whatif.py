@@ -15,38 +15,48 @@ def naive_softmax(scores):  # [n_q, n_k] -> [n_q, n_k], without the max-subtract
         return exp / exp.sum(axis=-1, keepdims=True)
 
 
-def variants(q, k, v, temperature: float = 2.0, huge: float = 1e3, other_qkv=None):  # -> dict name -> AttentionSteps
-    """The normal computation and each single change to it."""
+# The variants, by identity (the page names them in its language): each changes one thing in the four steps.
+VARIANTS = ("normal", "no_scaling", "temperature", "causal", "huge", "uniform", "other", "no_softmax")
+HUGE = 1e3  # the "huge" variant multiplies every query, so every score, by this
+
+
+def variants(q, k, v, temperature: float = 2.0, huge: float = HUGE, other_qkv=None):  # -> dict name -> AttentionSteps
+    """The normal computation and each single change to it, in VARIANTS' order ("other" only with other_qkv)."""
     n = q.shape[0]
     normal = core.run_steps(q, k, v)
     out = {
         "normal": normal,
-        "no √d_k scaling": core.run_steps(q, k, v, scale=False),
-        f"temperature × {temperature:g}": core.run_steps(q, k, v, temperature=temperature),
-        "causal (decoder) mask": core.run_steps(q, k, v, mask=core.causal_mask(n)),
-        f"scores × {huge:g}": core.run_steps(q * huge, k, v),
+        "no_scaling": core.run_steps(q, k, v, scale=False),
+        "temperature": core.run_steps(q, k, v, temperature=temperature),
+        "causal": core.run_steps(q, k, v, mask=core.causal_mask(n)),
+        "huge": core.run_steps(q * huge, k, v),
     }
     uniform = np.full((n, n), 1.0 / n)
-    out["uniform weights"] = core.AttentionSteps(q=normal.q, k=normal.k, v=normal.v, raw=normal.raw,
-                                                 scaled=normal.scaled, weights=uniform,
-                                                 output=core.weighted_sum(uniform, v))
+    out["uniform"] = core.AttentionSteps(q=normal.q, k=normal.k, v=normal.v, raw=normal.raw,
+                                         scaled=normal.scaled, weights=uniform, output=core.weighted_sum(uniform, v))
     if other_qkv is not None:
-        out["other projection"] = core.run_steps(*other_qkv)
-    out["no softmax"] = no_softmax(normal)
+        out["other"] = core.run_steps(*other_qkv)
+    out["no_softmax"] = no_softmax(normal)
     return out
 
 
-def effect(steps: core.AttentionSteps, normal: core.AttentionSteps) -> dict[str, float]:
+@dataclass(frozen=True)
+class Effect:
+    """What one variant does to every row: nan where a number does not exist."""
+
+    entropy: float     # mean row entropy in bits (nan: the weights are not shares)
+    max_weight: float  # mean of each row's largest weight
+    distance: float    # mean length of (output − normal output) per token (nan: other lengths)
+
+
+def effect(steps: core.AttentionSteps, normal: core.AttentionSteps) -> Effect:
     """Mean row entropy (bits), mean of each row's largest weight, and how far the output moved."""
     moved = np.linalg.norm(steps.output - normal.output, axis=1).mean() if steps.output.shape == normal.output.shape \
         else float("nan")
     # Entropy is a property of shares: a row with a negative weight, or one that does not add up to 1, has none.
     shares = np.all(steps.weights >= 0) and np.allclose(steps.weights.sum(axis=1), 1.0, atol=1e-6)
-    return {
-        "mean entropy (bits)": float(core.row_entropy(steps.weights).mean()) if shares else float("nan"),
-        "mean max weight": float(steps.weights.max(axis=1).mean()),
-        "output distance from normal": float(moved),
-    }
+    return Effect(entropy=float(core.row_entropy(steps.weights).mean()) if shares else float("nan"),
+                  max_weight=float(steps.weights.max(axis=1).mean()), distance=float(moved))
 
 
 # --- no softmax: the scaled scores used as weights as they are ------------------------------------------------

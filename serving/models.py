@@ -56,9 +56,19 @@ def _model_to_load(name: str | None) -> str:
     return allowed_model_choice(name) if (name or "").strip() else resolve_model_name(None)
 
 
+class ModelRefused(ModelLoadError):
+    """A model that did not load, as a visitor is told: `typed` is the name they typed ("" for the server's own
+    model); ui/model.py says it in the page's language. The English message is for logs and scripts."""
+
+    def __init__(self, typed: str):
+        super().__init__(load_failure_message(typed))
+        self.typed = typed[:60]
+
+
 def load_failure_message(typed: str) -> str:
-    """What a visitor reads when a model does not load: the name they typed and a fixed sentence, never the
-    server's paths or a library's error (those go to the server's log)."""
+    """What a visitor is told when a model does not load, in English (the page says it from ModelRefused.typed):
+    the name they typed and a fixed sentence, never the server's paths or a library's error (those go to the
+    server's log)."""
     if typed:
         return (f"The model “{typed[:60]}” is not one this app can read on this server. Choose another folder "
                 "name, or leave the Model field empty to use the bundled all-MiniLM-L6-v2.")
@@ -75,11 +85,11 @@ def get_model(name: str | None = None,
     with _failed_loads_lock:
         failed = _failed_loads.get(name)
     if failed is not None and time.monotonic() - failed < FAILED_LOAD_MEMORY_SECONDS:
-        raise ModelLoadError(load_failure_message(typed))
+        raise ModelRefused(typed)
     try:
         if name in _loaded_models:  # no spinner: each one is two more elements for the browser, every run
             return _load_model(name)
-        shown = typed or ("all-MiniLM-L6-v2" if name == DEFAULT_MODEL else "the server's model")
+        shown = typed or ("all-MiniLM-L6-v2" if name == DEFAULT_MODEL else "")  # "": the server's model (ui words)
         with (loading or _no_notice)(shown):
             model = _load_model(name)
         _loaded_models.add(name)
@@ -88,7 +98,7 @@ def get_model(name: str | None = None,
         _LOGGER.warning("could not load the model %s: %s", name, error)  # the details, for the operator only
         with _failed_loads_lock:
             _failed_loads[name] = time.monotonic()
-        raise ModelLoadError(load_failure_message(typed)) from None
+        raise ModelRefused(typed) from None
 
 
 def _no_notice(shown: str) -> AbstractContextManager:

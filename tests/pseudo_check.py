@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from lessons.by_hand import SENTENCE as BY_HAND_SENTENCE
 from lessons.meaning import BUILT_IN
 from ui.settings import DEFAULT_SENTENCE, EXAMPLES
 
@@ -13,7 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # A figure's words a person reads: titles, axis titles, tick labels, annotations, legend names, hover texts.
 # Proto fields that are not read as words: ids, keys, styles, a box's typed value, addresses.
 SKIPPED_FIELDS = {"id", "form_id", "key", "type", "css_class", "icon", "default", "value", "initial_value", "url",
-                  "page", "page_script_hash", "spec", "theme", "format", "element_hash", "data"}
+                  "page", "page_script_hash", "spec", "theme", "format", "element_hash", "data",
+                  # a custom component's code (its words come in its "json" data, which is read)
+                  "js_content", "css_content", "html_content", "js_source_path", "css_source_path", "component_name"}
 PLOTLY_TEXT_KEYS = {"text", "hovertemplate", "texttemplate", "name", "ticktext", "customdata", "hovertext", "title"}
 
 
@@ -74,4 +77,11 @@ def data_strings(sentence: str, tokens: list[str]) -> tuple[str, ...]:
         sentences.update(word_set.meaning_a + word_set.meaning_b)
     role_sets = json.loads((ROOT / "lessons" / "data" / "role_heads.json").read_text(encoding="utf-8"))
     sentences.update(text for text in _strings(role_sets) if " " in text)
+    # The pronoun and compare pages' own sentences, which a figure's title shortens ("…I sat on the river bank and
+    # wat…"): each prefix of one is data too.
+    from serving.shared import BUILTIN_SENTENCES
+    sentences.update(text[:end] for text in BUILTIN_SENTENCES for end in range(12, len(text) + 1))
+    # The by-hand page's own sentence, whole and as a figure title shortens it ("The dog and the cat played in t…")
+    sentences.add(BY_HAND_SENTENCE)
+    sentences.update(BY_HAND_SENTENCE[:end] + "…" for end in range(12, len(BY_HAND_SENTENCE)))
     return tuple(sentences) + tuple(tokens)

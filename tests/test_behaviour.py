@@ -11,7 +11,7 @@ from attention import core
 from lessons.whatif import variants
 from conftest import run_app
 from ui.settings import MAX_SENTENCE_CHARS
-from lessons.names import layer_head_name
+from ui.names import layer_head_name
 
 
 def app(page=None, sentence=None, **session):
@@ -139,14 +139,14 @@ def test_uniform_weights_output_is_mean_of_v_and_removing_scaling_is_a_temperatu
     x = analysis.hidden_states[2].astype(np.float64)
     q, k, v = core.learned_projection(x, model.head_weights(2, 4))
     runs = variants(q, k, v)
-    np.testing.assert_allclose(runs["uniform weights"].output, np.tile(v.mean(0), (len(v), 1)))
+    np.testing.assert_allclose(runs["uniform"].output, np.tile(v.mean(0), (len(v), 1)))
     by_hand = np.exp(q @ k.T - (q @ k.T).max(axis=1, keepdims=True))
     by_hand /= by_hand.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(runs["no √d_k scaling"].weights, by_hand, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(runs["no_scaling"].weights, by_hand, rtol=1e-6, atol=1e-9)
     cooler = core.run_steps(q, k, v, temperature=1 / np.sqrt(q.shape[1]))
-    np.testing.assert_allclose(runs["no √d_k scaling"].weights, cooler.weights, rtol=1e-6, atol=1e-9)
-    assert not np.allclose(runs["no √d_k scaling"].weights, runs["normal"].weights, atol=1e-3)
-    assert np.all(np.isfinite(runs["scores × 1000"].weights))
+    np.testing.assert_allclose(runs["no_scaling"].weights, cooler.weights, rtol=1e-6, atol=1e-9)
+    assert not np.allclose(runs["no_scaling"].weights, runs["normal"].weights, atol=1e-3)
+    assert np.all(np.isfinite(runs["huge"].weights))
 
 
 def test_no_network_at_run_time(monkeypatch):

@@ -12,7 +12,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
-from lessons.names import layer_head_name
+from ui.names import layer_head_name
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 

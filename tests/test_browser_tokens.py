@@ -12,7 +12,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, wait_for_page
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
-from lessons.names import layer_head_name
+from ui.names import layer_head_name
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):

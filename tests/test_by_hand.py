@@ -13,10 +13,10 @@ from attention import core
 from bench import by_hand as drive
 from devtools.browser import CHROMIUM
 from lessons import by_hand
-from lessons.names import layer_head_name
+from ui.names import layer_head_name
 
 PAGE = "app_pages/by_hand.py"
-PRESET = {p.name: p for p in by_hand.PRESETS}
+PRESET = {p.key: p for p in by_hand.PRESETS}
 
 
 @pytest.mark.parametrize("divisor", [0.5, by_hand.SQRT_D_K, 3.0])
@@ -33,24 +33,59 @@ def test_the_four_steps_by_hand_are_the_models_four_steps(divisor):
 
 
 def test_each_example_shows_what_its_name_says():
-    tie = by_hand.attend(PRESET["Two keys that tie"].query)
+    tie = by_hand.attend(PRESET["tie"].query)
     dog, cat = by_hand.WORDS.index("dog"), by_hand.WORDS.index("cat")
     assert abs(tie.weights[dog] - tie.weights[cat]) < 1e-9 and by_hand.shape_of(tie.weights) == "tie"
-    animal = by_hand.attend(PRESET["A query that asks for an animal"].query)
+    animal = by_hand.attend(PRESET["animal"].query)
     animals = [by_hand.WORDS.index(w) for w in ("dog", "cat")]
     assert animal.weights[animals].sum() > 0.8  # the animals get most of the attention
-    far = by_hand.attend(PRESET["A query far from every key"].query)
+    far = by_hand.attend(PRESET["far"].query)
     assert far.scores.max() < 0 and abs(far.weights.sum() - 1) < 1e-12
-    near = PRESET["A query near one key"]
+    near = PRESET["near"]
     nearest = int(np.argmin(np.linalg.norm(by_hand.KEYS - near.query, axis=1)))
     assert int(np.argmax(by_hand.attend(near.query).weights)) == nearest
     assert by_hand.shape_of(by_hand.attend(near.query).weights) == "leads"
 
 
 def test_a_smaller_divisor_sharpens_the_weights_and_a_larger_flattens_them():
-    query = PRESET["A query that asks for an animal"].query
+    query = PRESET["animal"].query
     tops = [by_hand.attend(query, divisor=d).weights.max() for d in (0.5, by_hand.SQRT_D_K, 4.0)]
     assert tops[0] > tops[1] > tops[2] > 1 / len(by_hand.WORDS)
+
+
+def test_the_drawings_words_come_in_the_pages_language_with_the_slots_it_fills():
+    """The component's words are data from content/ (none in its JavaScript): in the pseudo-language none is left
+    in English, every text the JavaScript uses is sent, and a live text keeps the {slots} the drawing fills in."""
+    import json
+    import re
+
+    from ui.content import PSEUDO, english_runs
+    from ui.widgets.by_hand_component import _HERE, drawing_text
+
+    english, marked = drawing_text("en"), drawing_text(PSEUDO)
+    data = (*by_hand.WORDS, by_hand.QUERY_WORD)
+    assert not english_runs(json.dumps(marked, ensure_ascii=False), data)
+    script = (_HERE / "by_hand_component.js").read_text()
+    def slots(text):
+        return set(re.findall(r"\{(\w+)\}", text))
+
+    for key, text in english.items():
+        if key != "presets":  # each preset's name and title go with its numbers (p.name, p.title)
+            assert re.search(rf"\b(t|text)\.{key}\b", script), f"the drawing never shows {key}"
+        if isinstance(text, str):
+            assert slots(text) == slots(marked[key]), key
+    assert slots(english["storyTie"]) == {"a", "b", "share_a", "share_b"}
+    assert slots(english["storyNumbers"]) == {"x", "y", "list", "ox", "oy"}
+
+
+def test_each_examples_story_is_the_one_its_weights_call_for():
+    from ui.sections.by_hand import _preset_story
+
+    for preset in by_hand.PRESETS:
+        n = by_hand.attend(preset.query)
+        story, top = _preset_story(n), int(np.argmax(n.weights))
+        if by_hand.shape_of(n.weights) != "even":  # a tie or a leader is named with its weight
+            assert f"“{by_hand.WORDS[top]}”" in story and f"{100 * n.weights[top]:.0f}%" in story, story
 
 
 @pytest.mark.parametrize("teaching", [False, True])

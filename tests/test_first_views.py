@@ -100,7 +100,7 @@ def order_moves(model, sentence) -> np.ndarray:
 
 
 def test_the_word_order_demo_opens_on_the_head_where_order_matters_most(model):
-    from lessons.names import head_name
+    from ui.names import head_name
 
     kept = {}
     for sentence in SENTENCES:

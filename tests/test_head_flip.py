@@ -18,7 +18,10 @@ from lessons.heads import describe_heads
 from ui.sections import head_flip as HF
 from ui.figures.head_flip import FLIP_FULL_TOKENS, flip_rows, head_title
 from ui.settings import Settings
+from ui.content import words
 from ui.text import pct
+
+say = words  # where a test's own variable is named "words"
 
 LONG = "The animal didn't cross the street because it was too tired, said the farmer to his neighbour."
 FORTY = " ".join(("the cat sat on the mat and the dog ran " * 4).split()[:40])
@@ -69,7 +72,7 @@ def test_every_frame_is_the_models_attention_for_its_layer_and_head(model, refer
 
 
 def target_shares(weights, tokens):  # [n, n] -> {target: the average share of a row}, computed afresh
-    n, rows = len(tokens), np.arange(len(tokens))
+    rows = np.arange(len(tokens))
     columns = {"[CLS]": [j for j, t in enumerate(tokens) if t == "[CLS]"],
                "[SEP]": [j for j, t in enumerate(tokens) if t == "[SEP]"],
                "punctuation": [j for j, t in enumerate(tokens) if t not in ("[CLS]", "[SEP]")
@@ -100,7 +103,9 @@ def test_the_figure_is_a_valid_animation_starting_on_the_sidebars_head(model, te
     steps = spec["layout"]["sliders"][0]["steps"]
     assert len(steps) == 72 and spec["layout"]["sliders"][0]["active"] == 2 * 12 + 5
     assert [s["label"] for s in steps if s["label"]] == [f"L{layer + 1}" for layer in range(6)]  # L1…L6: from 1
-    assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
+    play, pause = spec["layout"]["updatemenus"][0]["buttons"]  # Play runs from the head on screen round; Pause stops
+    names = [frame["name"] for frame in spec["frames"]]
+    assert play["args"][0] == names[29:] + names[:29] and pause["args"][0] == [None]
     np.testing.assert_allclose(decoded(spec["data"][0]["z"]), drawn(analysis, analysis.attentions[2, 5]), atol=1e-6)
     # The code's layer 2, head 5 is read as layer 3, head 6; its link keeps the code's numbers (old links hold).
     assert spec["layout"]["title"]["text"].startswith(f"Layer {2 + 1}, head {5 + 1}: ")
@@ -113,7 +118,11 @@ def test_the_html_file_holds_every_frame_and_waits_for_play(model):
     page = HF.flip_html(settings_of("I am good."), model, 2).decode()
     assert "<script src=" not in page and "Plotly.addFrames" in page  # plotly.js inside: opens offline
     assert "Plotly.animate" not in page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
-    assert "<title>Every attention head (6 layers × 12 heads) on “I am good.”</title>" in page
+    title = words("head_flip.file_title", n_layers=6, n_heads=12, sentence="I am good.")
+    assert f"<title>{title}</title>" in page
+    # Built on click, outside the page's run: in the language of the page it was asked from.
+    pseudo_page = HF.flip_html(settings_of("I am good."), model, 2, language="pseudo").decode()
+    assert pseudo_page.split("<title>")[1].split("</title>")[0].startswith("⟦")
 
 
 def test_long_sentences_flip_through_the_focus_window(model):
@@ -123,7 +132,7 @@ def test_long_sentences_flip_through_the_focus_window(model):
     z = decoded(spec["frames"][7]["data"][0]["z"])
     words = int((~analysis.is_special).sum())  # the drawn rows: the words, [CLS] and [SEP] one column
     np.testing.assert_allclose(z, drawn(analysis, analysis.attentions[0, 7])[15:26], atol=1e-6)
-    assert spec["layout"]["yaxis"]["title"]["text"] == f"query token · rows 16–26 of {words}"
+    assert spec["layout"]["yaxis"]["title"]["text"] == say("head_flip.axis_query_window", first=16, last=26, n=words)
     assert all(text.startswith(("the", "cat", "sat", "on", "mat", "and", "dog", "ran"))
                for text in spec["data"][0]["y"])  # every row of the window labelled
     _, _, _, screen = spec_of(model, FORTY, selected=20)
@@ -145,7 +154,8 @@ def test_the_multihead_page_holds_the_flip_through():
     animated = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if json.loads(c.proto.spec).get("frames")]
     assert len(animated) == 1 and len(animated[0]["frames"]) == 72
     assert animated[0]["layout"]["title"]["text"].startswith(f"Layer {3 + 1}, head {4 + 1}: ")  # counted from 1
-    assert any("Flip through all 72 heads" in str(h.value) for h in at.get("header"))
+    header, = [h for h in at.get("header") if h.proto.anchor == HF.ANCHOR]
+    assert "72" in str(header.value)  # 6 layers × 12 heads, the frames above
 
 
 def test_the_multihead_page_measures_what_attention_to_the_markers_adds(model):

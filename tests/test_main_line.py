@@ -138,6 +138,29 @@ def test_two_rows_with_different_marker_shares_are_told_apart(model):
     assert said[most] != said[least]
 
 
+def test_the_markers_paragraph_tells_the_story_its_share_calls_for(model):
+    """The branch is the measured share's: most (at least half), some, little (under 10%), or the token is a marker."""
+    from ui.sections.markers import MOST, SMALL_SHARE, marker_branch, markers_share
+    from ui.settings import Settings
+    from ui.view import build_view
+
+    def view_of(layer, head, token=0, special=False):
+        settings = Settings(FOUR, "learned", 32, 0, layer, head, special, token, False, "")
+        return build_view(settings, model, model.analyze(FOUR))
+
+    told = {}
+    for layer, head in [(layer, head) for layer in range(6) for head in range(12)]:
+        view = view_of(layer, head)
+        share = markers_share(view)
+        assert share == pytest.approx(marker_share(model, FOUR, layer, head, 0)[0], abs=1e-6)
+        expected = "most" if share >= MOST else "some" if share >= SMALL_SHARE else "little"
+        told[layer, head] = marker_branch(view, share)
+        assert told[layer, head] == expected, (layer, head, share)
+    assert {"most", "little"} <= set(told.values())  # this sentence's heads tell both ends of the story
+    marker = view_of(1, 8, token=0, special=True)  # [CLS] itself selected, the markers shown
+    assert marker.analysis.is_special[marker.base_index] and marker_branch(marker, markers_share(marker)) == "marker"
+
+
 @pytest.mark.parametrize("page", STEP_PAGES)
 def test_step_pages_refer_to_the_start_page_for_the_markers(page):
     at = run_app(page, FOUR)

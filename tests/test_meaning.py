@@ -15,6 +15,9 @@ from conftest import run_app
 
 from lessons import meaning as me
 from test_one_story import decode
+from ui.content import words
+from ui.sections import meaning_stories as stories
+from ui.text import head_name, layer_name, quote
 
 PAGE = "app_pages/meaning.py"
 TWO_WORDS = ["bank", "bat"]
@@ -253,20 +256,40 @@ def made_up(same_end: float, different_end: float, start: float = 0.97) -> me.Me
 
 @pytest.mark.parametrize("same_end, different_end", [(0.85, 0.75), (0.99, 0.80), (0.97, 0.80), (0.90, 0.95)])
 def test_the_story_says_the_direction_the_numbers_have(same_end, different_end):
-    from ui.sections.meaning import COLOUR_CHANGE, matrix_story
-
+    """The facts' directions are the numbers' (computed here again), each story shows the numbers it is told from,
+    and a different direction tells a different story."""
     result = made_up(same_end, different_end)
     fact = me.facts(result)
-    said = me.separation_story(result, fact, lambda t: f"“{t}”")
+    same, different = result.means()
+    assert fact.same.direction == independent_direction(same[0], same[-1])
+    assert fact.different.direction == independent_direction(different[0], different[-1])
+    assert fact.different_changes_less == (different_end - 0.97 < same_end - 0.97)
+    separates = result.growth_layer is not None
+    assert separates == (max(result.separation[1:]) - result.separation[0] >= me.SEPARATES)
+    said, matrix = stories.separation_story(result, fact), stories.matrix_story(result, fact, ("A", "B"))
     for trend in (fact.same, fact.different):
         assert f"{me.cosine(trend.start)} → {me.cosine(trend.end)}" in said
-    directions = {fact.same.direction, fact.different.direction}
-    for direction, verb in me.VERB.items():
-        assert (verb in said) == (direction in directions), (direction, said)
-    assert ("come apart" in said) == (result.growth_layer is not None)
-    matrix = matrix_story(result, fact, ("A", "B"))
-    for direction, colour in COLOUR_CHANGE.items():
-        assert (colour in matrix) == (direction in directions), (direction, matrix)
+        assert f"{me.cosine(trend.start)} → {me.cosine(trend.end)}" in matrix
+    told = ([me.signed(result.separation[0]), me.signed(result.separation[-1])] if separates else
+            [me.signed(result.separation[0]), me.signed(fact.separation_low), me.signed(fact.separation_high)])
+    assert all(number in said for number in told), (told, said)
+    assert fact.separation_low == pytest.approx(min(result.separation[1:]))
+    # the same numbers with the other direction for the same-meaning pairs tell another story
+    flipped = me.Facts(**{**fact.__dict__, "same": me.Trend(fact.same.end, fact.same.start)})
+    if fact.same.direction != "holds":
+        assert stories.separation_story(result, flipped) != said
+        assert stories.matrix_story(result, flipped, ("A", "B")) != matrix
+
+
+def test_the_split_verdict_follows_the_counts():
+    base = me.facts(made_up(0.85, 0.75))
+    counts = {me.ONLY_OWN: (1, 1), me.RARE: (20, 1000), me.COMMON: (400, 1000)}
+    for verdict, (as_large, splits) in counts.items():
+        fact = me.Facts(**{**base.__dict__, "splits_as_large": as_large, "splits": splits, "own_splits": 1})
+        assert fact.split_verdict == verdict
+    assert len({stories.separation_story(made_up(0.85, 0.75), me.Facts(**{**base.__dict__, "splits_as_large": a,
+                                                                          "splits": n, "own_splits": 1}))
+                for a, n in counts.values()}) == 3
 
 
 # --- the page ---------------------------------------------------------------------------------------
@@ -301,31 +324,48 @@ def open_page(**params):
     return at
 
 
-MEANS, SEPARATION = "Mean cosine within and across the meanings", "Separation, and the self-only control"
+MEANS, SEPARATION = words("meaning.title_means"), words("meaning.title_separation")
+ACCURACY, SIMILARITY = words("meaning.title_accuracy"), words("meaning.title_similarity")
 
 
-def check_story(at):
+def is_heads_title(title: str) -> bool:
+    return title in {words("meaning.title_heads", layer=layer_name(layer)) for layer in range(6)}
+
+
+def measured_caption(n_a: int, n_b: int, word: str, names=None) -> str:
+    names = names or stories.default_names()
+    return words("meaning.measured_on", n_a=n_a, name_a=quote(names[0]), n_b=n_b, name_b=quote(names[1]),
+                 word=quote(word))
+
+
+def check_story(at, result):
+    """The page shows the stories told from this measurement's facts, and every number in them is drawn."""
     figs = page_figures(at)
+    page = texts(at)
+    fact = me.facts(result)
     drawn_separations = {me.signed(v) for y in ys(figs[SEPARATION]) for v in y}
     model, control = ys(figs[SEPARATION])
     drawn_separations.add(me.signed(model[-1] - control[-1]))  # the model's lead over the control at the end
     drawn_means = {me.cosine(v) for y in ys(figs[MEANS]) for v in y}
-    stories = [t for t in texts(at) if "From the embedding to" in t or t.startswith("The control")]
-    assert len(stories) == 2
-    printed = [n for story in stories for n in NUMBER.findall(story)]
+    told = [stories.separation_story(result, fact), stories.control_story(result, fact)]
+    assert all(story in page for story in told)
+    printed = [n for story in told for n in NUMBER.findall(story)]
     assert printed and all(n in drawn_separations | drawn_means for n in printed), (printed, drawn_separations)
-    accuracy = figs["Nearest-neighbour accuracy by layer"]
-    drawn_shares = {me.share(v) for y in ys(accuracy) for v in y}
-    story = next(t for t in texts(at) if t.startswith("Nearest neighbour:"))
+    drawn_shares = {me.share(v) for y in ys(figs[ACCURACY]) for v in y}
+    story = stories.accuracy_story(result)
+    assert story in page
     shares = [n for n in NUMBER.findall(story) if n.endswith("%")]
     assert shares and all(n in drawn_shares for n in shares), (shares, drawn_shares)
-    heads = [t for t in texts(at) if t.startswith("Separation first grows")]
-    if heads:
-        drops = ys(next(spec for title, spec in figs.items() if title.startswith("Drop in separation")))[0]
-        named = re.findall(r"head (\d+) lowers it by (\d\.\d{3}) \(to ([+−-]?\d\.\d{3})\)", heads[0])
-        assert named
-        for head, drop, _ in named:  # head 1 is the first bar
-            assert f"{drops[int(head) - 1]:.3f}" == drop
+    heads = stories.heads_story(result, None)  # the page's story begins so (the built-in words' spread follows)
+    if result.head_costs is not None:
+        drops = ys(next(spec for title, spec in figs.items() if is_heads_title(title)))[0]
+        assert any(t.startswith(heads) for t in page)
+        costly = me.head_facts(result).costly
+        assert costly
+        for head in costly:  # the bar of each named head is the drop the story says
+            assert head_name(head) in heads and me.plain(drops[head]) in heads
+    else:
+        assert heads is None
     return figs
 
 
@@ -351,22 +391,22 @@ def test_every_number_in_the_prose_is_drawn_and_the_facts_are_stated(word, measu
     word_set = me.BUILT_IN[word]
     at = open_page(word=word, meaning_a="\n".join(word_set.meaning_a), meaning_b="\n".join(word_set.meaning_b))
     assert not at.exception
-    figs = check_story(at)
-    assert "How alike the word is in each pair of sentences" in figs
-    frames = figs["How alike the word is in each pair of sentences"]["frames"]
+    figs = check_story(at, measured[word])
+    assert SIMILARITY in figs
+    frames = figs[SIMILARITY]["frames"]
     assert len(frames) == 7
     # The page states the facts of this word set's measurement, each from the model (the tests above).
     result = measured[word]
-    fact, quote = me.facts(result), (lambda t: f"“{t}”")
+    fact = me.facts(result)
     page = texts(at)
-    for story in (me.embedding_story(result, fact, quote), me.separation_story(result, fact, quote),
-                  me.control_story(result, fact, quote)):
+    for story in (stories.embedding_story(result, fact), stories.separation_story(result, fact),
+                  stories.control_story(result, fact)):
         assert story in page
     same, different = result.means()
     drawn = ys(figs[MEANS])
     assert np.abs(drawn[0] - same).max() <= 1e-6 and np.abs(drawn[1] - different).max() <= 1e-6
     # The heads: one bar per built-in word at this layer, each that word's own drops.
-    bars = next(spec for title, spec in figs.items() if title.startswith("Drop in separation"))
+    bars = next(spec for title, spec in figs.items() if is_heads_title(title))
     assert [trace["name"] for trace in bars["data"]] == [word] + [w for w in me.BUILT_IN if w != word]
     assert np.abs(decode(bars["data"][0]["y"]) - result.head_costs).max() <= 1e-6
 
@@ -378,13 +418,14 @@ def test_no_separation_branch_and_a_missing_word_named(model):
     group_b = ["He works at a bank.", "The bank lends money.", "A bank manager called."]
     at = open_page(word="bank", meaning_a="\n".join(group_a), meaning_b="\n".join(group_b))
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
-    assert "sentence 4" in warnings and "We walked to the park" in warnings
     result = me.measure(model, "bank", group_a, group_b)
+    assert [(m.group, m.number, m.cut) for m in result.missing] == [(0, 4, False)]   # the park: no "bank"
+    warnings = [w.value for w in at.warning]
+    assert len(warnings) == 1 and "We walked to the park" in warnings[0] and "4" in warnings[0]
     assert result.growth_layer is None and result.head_costs is None   # the fact: these do not separate
-    assert me.separation_story(result, me.facts(result), lambda t: f"“{t}”") in texts(at)
-    assert not any(title.startswith("Drop in separation") for title in page_figures(at))
-    check_story(at)
+    assert stories.separation_story(result, me.facts(result)) in texts(at)
+    assert not any(is_heads_title(title) for title in page_figures(at))
+    check_story(at, result)
 
 
 def test_the_link_round_trips():
@@ -394,13 +435,13 @@ def test_the_link_round_trips():
     assert not at.exception
     assert at.text_input(key="word").value == "bat"
     assert at.text_area(key="meaning_a").value == typed_a
-    assert any("Measured on 3 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))
+    assert measured_caption(3, 5, "bat") in [str(c.value) for c in at.main.get("caption")]
     at.text_input(key="word").input("spring")
     at.text_area(key="meaning_a").input("In spring the days grow longer.\nThe flowers bloom every spring.")
     at.text_area(key="meaning_b").input("We drank from a spring.\nA hot spring bubbled up.")
     at.run()
     assert not at.exception
-    assert any("Measured on 2 sentences of “meaning A” and 2" in str(c.value) for c in at.main.get("caption"))
+    assert measured_caption(2, 2, "spring") in [str(c.value) for c in at.main.get("caption")]
     # The browser writes bound widgets into the link (Streamlit's bind; AppTest does not play the browser's part):
     # each box is bound to its own name, and a link made of the boxes' values opens the same set.
     boxes = {"word": at.text_input(key="word"), "meaning_a": at.text_area(key="meaning_a"),
@@ -408,34 +449,55 @@ def test_the_link_round_trips():
     assert all(box.proto.query_param_key == name for name, box in boxes.items())
     again = open_page(**{name: box.value for name, box in boxes.items()})
     assert again.text_area(key="meaning_b").value == "We drank from a spring.\nA hot spring bubbled up."
-    assert any("Measured on 2 sentences of “meaning A” and 2" in str(c.value) for c in again.main.get("caption"))
+    assert measured_caption(2, 2, "spring") in [str(c.value) for c in again.main.get("caption")]
 
 
-@pytest.mark.parametrize("params, message", [
+@pytest.mark.parametrize("params, kind, values", [
     ({"word": "bank", "meaning_a": "The bank is open.", "meaning_b": "A river bank.\nThe bank was muddy."},
-     "has 1 sentence"),
-    ({"word": "river bank", "meaning_a": "a\nb", "meaning_b": "c\nd"}, "one word only"),
-    ({"word": "", "meaning_a": "a\nb", "meaning_b": "c\nd"}, "Type the word"),
-    ({"word": "bank", "meaning_a": "The bank.\nA bank.", "meaning_b": "A bank.\nThe bank."}, "one meaning only"),
+     me.TOO_FEW, {"group": 0, "count": 1, "limit": me.MIN_SENTENCES}),
+    ({"word": "river bank", "meaning_a": "a\nb", "meaning_b": "c\nd"}, me.WORD_HAS_SPACES, {}),
+    ({"word": "", "meaning_a": "a\nb", "meaning_b": "c\nd"}, me.NO_WORD, {}),
+    ({"word": "well-known", "meaning_a": "a\nb", "meaning_b": "c\nd"}, me.SEVERAL_WORDS, {}),
+    ({"word": "bank", "meaning_a": "The bank.\nA bank.", "meaning_b": "A bank.\nThe bank."}, me.SAME_GROUPS, {}),
     ({"word": "bank", "meaning_a": "The bank is open.\nNo word here.", "meaning_b": "A river bank.\nMuddy bank."},
-     "Only 1 sentence of the group meaning A"),
+     me.TOO_FEW_WITH_WORD, {"group": 0, "count": 1, "limit": me.MIN_SENTENCES, "missing": [2]}),
     ({"word": "bank", "meaning_a": "\n".join(f"The bank {i}." for i in range(9)), "meaning_b": "a bank\nthe bank"},
-     "at most 8"),
+     me.TOO_MANY, {"group": 0, "count": 9, "limit": me.MAX_SENTENCES}),
 ])
-def test_bad_input_gets_a_clear_message(params, message):
+def test_bad_input_gets_a_clear_message(params, kind, values, model):
+    """The measurement says what is wrong as data; the page says it in words, with those numbers."""
+    with pytest.raises(me.WordSetError) as raised:
+        me.measure(model, params["word"], me.split_lines(params["meaning_a"]), me.split_lines(params["meaning_b"]))
+    assert (raised.value.kind, raised.value.values) == (kind, values)
     at = open_page(**params)
     assert not at.exception
-    assert any(message in i.value for i in at.info), [i.value for i in at.info]
+    assert [i.value for i in at.info] == [stories.word_set_error(raised.value)]
+    for number in (values.get("count"), values.get("limit"), *values.get("missing", [])):
+        assert number is None or str(number) in at.info[0].value
+    # every kind has its own words
+    assert len({stories.word_set_error(me.WordSetError(k, {"group": 0, "count": 1, "limit": 2, "missing": [1]}))
+                for k in (me.NO_WORD, me.WORD_TOO_LONG, me.WORD_HAS_SPACES, me.WORD_EMPTY_PIECES, me.SEVERAL_WORDS,
+                          me.TOO_FEW, me.TOO_MANY, me.SAME_GROUPS, me.TOO_FEW_WITH_WORD)}) == 9
 
 
-def test_typed_text_is_escaped_and_a_long_text_is_cut():
+def test_a_word_set_error_survives_pickling():
+    """A measurement may run in another process (serving/): the error's kind and values come back whole."""
+    import pickle
+
+    error = pickle.loads(pickle.dumps(me.WordSetError(me.TOO_FEW, {"group": 1, "count": 0, "limit": 2})))
+    assert (error.kind, error.values) == (me.TOO_FEW, {"group": 1, "count": 0, "limit": 2})
+
+
+def test_typed_text_is_escaped_and_a_long_text_is_cut(model):
     hostile = "**bold** [link](http://x) <b>html</b> $x^2$ bank"
     long_text = "word " * 400 + "bank at the end."
     at = open_page(word="bank", meaning_a=f"{hostile}\nThe bank is open.\nOur bank lends.",
                    meaning_b=f"{long_text}\nA river bank.\nThe muddy bank.")
     assert not at.exception
-    warnings = " ".join(w.value for w in at.warning)
-    assert "after the part of the text the model reads" in warnings
+    # the long sentence's "bank" is after the 256 tokens the model reads: left out, and said so
+    assert [(m.group, m.number, m.cut) for m in me.measure(model, "bank", me.split_lines(at.session_state[
+        "meaning_a"]), me.split_lines(at.session_state["meaning_b"])).missing] == [(1, 1, True)]
+    assert len(at.warning) == 1
     page = " ".join(texts(at) + [str(c.value) for c in at.main.get("caption")] + [w.value for w in at.warning])
     assert "**bold**" not in page and "<b>html</b>" not in page and "](http" not in page
 
@@ -447,31 +509,34 @@ def test_a_link_holds_only_what_was_changed():
     assert not at.exception
     assert at.text_input(key="word").value == "bank"
     assert at.text_area(key="meaning_b").value == "\n".join(me.BUILT_IN["bank"].meaning_b)
-    assert any("Measured on 2 sentences of “meaning A” and 5" in str(c.value) for c in at.main.get("caption"))
+    assert measured_caption(2, 5, "bank") in [str(c.value) for c in at.main.get("caption")]
 
 
 def test_quiz_questions_are_built_from_the_measured_numbers(measured):
     from lessons.questions import MEANING, MEANING_BEFORE_OPTIONS, MEANING_CONTROL_OPTIONS, meaning_questions
+    from ui.sections.quiz import shown
 
     result = measured["bank"]
-    questions = {q.key: q for q in meaning_questions(result, ("river", "money"), lambda t: f"“{t}”")}
+    facts = {q.key: q for q in meaning_questions(result, ("river", "money"))}
+    questions = {key: shown(q, "en") for key, q in facts.items()}
     assert set(questions) == {"meaning_before", "meaning_self_only", "meaning_heads"}
     # Claim 2 of issue 51: the embeddings differ (cosines below 1, test_embedding_differs_by_position) but stay
     # very alike: the right option is the one that says so and names position, never "one vector".
     fact = me.facts(result)
     assert fact.embeddings_differ and fact.embedding_low >= 0.8
-    assert questions["meaning_before"].right_option == MEANING_BEFORE_OPTIONS[0]
+    assert facts["meaning_before"].right == MEANING_BEFORE_OPTIONS[0]
     assert me.cosine(fact.embedding_low) in questions["meaning_before"].explanation
     # The control reaches far less separation than the model, measured.
     control = fact.control_high - result.separation_knocked_out[0]
     model = result.separation.max() - result.separation[0]
     assert control < 0.5 * model
-    assert questions["meaning_self_only"].right_option == MEANING_CONTROL_OPTIONS[0]
+    assert facts["meaning_self_only"].right == MEANING_CONTROL_OPTIONS[0]
     assert me.signed(result.separation_knocked_out[-1]) in questions["meaning_self_only"].explanation
     head = result.costliest_heads()[0]
     # The code's head h of hidden state L's layer (L - 1) is read as head h + 1 of layer L.
-    assert f"head {head + 1} of layer {result.growth_layer}" in questions["meaning_heads"].explanation
-    assert all(q.page == MEANING for q in questions.values())
+    assert (facts["meaning_heads"].facts["head"], facts["meaning_heads"].facts["layer"]) == (head + 1,
+                                                                                            result.growth_layer)
+    assert all(q.page == MEANING for q in facts.values())
     at = run_app("app_pages/quiz.py")
     assert not at.exception
     assert any(questions["meaning_before"].text in m.value for m in at.markdown)

@@ -129,19 +129,36 @@ def test_the_figure_has_a_frame_per_hidden_state_and_validates(teaching, stacked
 
 
 def test_the_prose_has_a_branch_for_groups_that_do_not_move_apart():
-    """Every case (apart on the map or not, the full separation grows or not, for the model and the control) gives
-    its own text, and the measure of "apart" follows the points."""
+    """Every case (apart on the map or not, the full separation grows or not, for the model and the control) is its
+    own fact and gives its own text, and the measure of "apart" follows the points."""
+    from ui.sections.meaning_map import map_story
+
     meaning = np.array([0, 0, 1, 1])
     still = np.tile(np.array([[0.0, 0.1], [0.1, 0.0], [0.2, 0.1], [0.3, 0.0]]), (7, 1, 1))
     apart = still.copy()
     apart[1:, 2:, 0] += np.linspace(1, 3, 6)[:, None]
     assert mm.moves_apart(apart, meaning) and not mm.moves_apart(still, meaning)
-    stories = {mm.map_story(mm.MeaningMap(apart, control, np.array([0.3, 0.1]), 0.4, 0.2), meaning, True,
-                            control_separates) for control in (still, apart) for control_separates in (True, False)}
-    stories |= {mm.map_story(mm.MeaningMap(still, still, np.array([0.3, 0.1]), 0.4, 0.2), meaning, separates, False)
-                for separates in (True, False)}
-    stories.add(mm.map_story(mm.MeaningMap(apart, still, np.array([0.3, 0.1]), 0.4, 0.2), meaning, False, False))
-    assert len(stories) == 7
+    cases = [(apart, control, True, control_separates) for control in (still, apart)
+             for control_separates in (True, False)]
+    cases += [(still, still, separates, False) for separates in (True, False)] + [(apart, still, False, False)]
+    stories, branches = set(), set()
+    for points, control, separates, control_separates in cases:
+        word_map = mm.MeaningMap(points, control, np.array([0.3, 0.1]), 0.4, 0.2)
+        fact = mm.map_facts(word_map, meaning, separates, control_separates)
+        assert (fact.on_map, fact.control_on_map) == (points is apart, control is apart)
+        assert fact.gaps[-1] == pytest.approx(np.linalg.norm(points[-1, :2].mean(0) - points[-1, 2:].mean(0)))
+        branches.add((fact.on_map, fact.separates, fact.control_on_map, fact.control_separates))
+        story = map_story(word_map, fact)
+        assert f"{fact.gaps[0]:.2f}" in story and f"{fact.gaps[-1]:.2f}" in story
+        stories.add(story)
+    assert len(branches) == len(stories) == 7
+
+
+def test_dots_on_top_of_each_other_are_counted():
+    meaning = np.array([0, 0, 1, 1])
+    points = np.tile(np.array([[0.0, 0.1], [0.0, 0.1], [0.2, 0.1], [0.3, 0.0]]), (7, 1, 1))
+    fact = mm.map_facts(mm.MeaningMap(points, points, np.array([0.3, 0.1]), 0.4, 0.2), meaning, False, False)
+    assert (fact.first_dots, fact.control_last_dots, fact.dots_overlap) == (3, 3, True)
 
 
 def page_map(at):

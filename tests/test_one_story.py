@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 from conftest import run_app
 
+from attention import core
+
 from ui.text import pct
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -25,6 +27,25 @@ PAGES = ["app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step2_scal
          "app_pages/step4_output.py", "app_pages/whatif.py"]
 # "**72%** on “am”", "5% from itself", "looks **48%** at “and”": a share the prose names, and its key.
 SHARE = re.compile(r"\*{0,2}(\d+(?:\.\d)?%)\*{0,2} (?:on|from|at) (itself|“([^”]*)”)")
+
+
+def told(name, **fixed):
+    """The text `name` as a page renders it, as a regex, in whatever words content/ holds: each placeholder not
+    fixed (a branch's flag, say) becomes a group of its name."""
+    from ui.content import placeholders, words
+
+    marks = {key: f"\0{key}\0" for key in placeholders(name) if key not in fixed}
+    pattern = re.escape(words(name, language="en", **marks, **fixed))
+    for key, mark in marks.items():  # a value said twice: the second time, the same
+        pattern = pattern.replace(re.escape(mark), f"(?P<{key}>[^\n]+?)", 1).replace(re.escape(mark), f"(?P={key})")
+    return re.compile(pattern + r"(?=\s|$)")  # to its end: "3.21" is not a sentence's last full stop
+
+
+def lead(name):
+    """A text's own words before its first placeholder or branch."""
+    from ui.content import source
+
+    return source(name).split("{")[0]
 
 
 def decode(values):
@@ -111,12 +132,12 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
                 assert rest.group(1) == ("nothing" if left == 0 else pct(left)), t
         if page == "app_pages/step3_softmax.py":
             whys = "\n".join(text_of(at))
-            count = re.search(r"The (\d+) rows drawn", whys)
-            assert count and int(count.group(1)) == weights.shape[0]  # not the 6 rows the model has
-            cells = re.search(r"draws (\d+) rows and (\d+) columns", whys)
-            assert cells is None or (int(cells.group(1)), int(cells.group(2))) == weights.shape
-            columns = re.search(r"the (\d+) drawn add up", whys)
-            assert columns and int(columns.group(1)) == weights.shape[1]
+            [count] = [m for equal in (True, False) for m in [told("whys.rows_answer", equal=equal).search(whys)] if m]
+            assert int(count.group("rows")) == weights.shape[0]  # not the 6 rows the model has
+            [cells] = [m for drawn, folded in ((True, False), (False, False), (False, True))
+                       for m in [told("whys.row_by_row_answer", all_drawn=drawn, folded=folded).search(whys)] if m]
+            assert int(cells.group("columns")) == weights.shape[1]
+            assert "rows" not in cells.groupdict() or int(cells.group("rows")) == weights.shape[0]
 
 
 @pytest.mark.parametrize("name", list(VIEWS))
@@ -130,7 +151,8 @@ def test_step1_and_step2_show_what_step3_counts(name):
     assert rows == [r for r in weight_keys[:len(rows)]]
     one_query = figures_of(at)[f"q({rows[me]}) × each key"]["data"][1]
     every_key = decode(one_query["x"]).astype(float)
-    best = re.search(r"The biggest sum is with .*?\(\*\*(-?\d+\.\d\d)\*\*\)", "\n".join(text_of(at)))
+    meets = told("step1.meets_text").search("\n".join(text_of(at)))
+    best = meets and re.search(r"\(\*\*(-?\d+\.\d\d)\*\*\)", meets.group("best"))
     assert best and float(best.group(1)) == pytest.approx(every_key.max(), abs=0.006)
     # The largest score is drawn too (the markers' one column is at least the larger of their two scores).
     assert scores[me].max() >= every_key.max() - 1e-3
@@ -138,21 +160,26 @@ def test_step1_and_step2_show_what_step3_counts(name):
 
     at = run("app_pages/step2_scaling.py", **VIEWS[name])
     bars = figures_of(at)
-    [title] = [t for t in dict.keys(bars) if t.startswith("Row of")]
+    from ui.content import words
+
+    [title] = [t for t in dict.keys(bars) if t in {words("step2.bars_title", token=token) for token in weight_keys}]
     traces = {trace["name"]: decode(trace["y"]).astype(float) for trace in bars[title]["data"]}
     bar_keys = [label(x) for x in bars[title]["data"][0]["x"]]
     assert bar_keys == weight_keys
     text = "\n".join(text_of(at))
-    unscaled = re.search(r"Without scaling, softmax puts \*\*(\S+)\*\* on “([^”]*)”", text)
-    scaled = re.search(r"with scaling, the largest weight is \*\*(\S+)\*\* on “([^”]*)”", text)
-    for found, series in ((unscaled, "softmax without scaling"), (scaled, "softmax with scaling")):
+    said = told("step2.bars_text").search(text)
+    assert said, text
+    for which, series in (("top_unscaled", words("step2.bar_unscaled")), ("top_scaled", words("step2.bar_scaled"))):
         row = traces[series]
-        assert found and found.group(1) == pct(row.max()) and bar_keys.index(label(found.group(2))) == row.argmax()
-    picked = title[len("Row of “"):title.index("”")]
+        assert said.group(which) == pct(row.max())
+        assert bar_keys.index(label(said.group(f"{which}_key")).strip("“”")) == row.argmax()
+    picked = label(said.group("picked")).strip("“”")
+    assert title == words("step2.bars_title", token=picked)
     if picked != rows[me]:  # the selected row did not change with scaling: the page says it picked another
-        assert f"the row where scaling changes most, that of “{picked}”" in label(text)
-    entropies = re.search(r"(?:goes from (\d+\.\d\d) to (\d+\.\d\d)|stays at (\d+\.\d\d)) bits", text)
-    assert entropies, text
+        note = told("step2.picked_note").search(text)
+        assert note and label(note.group("picked")) == f"“{picked}”"
+    assert told("step2.entropy_text", changed=True).search(text) or told("step2.entropy_text", changed=False).search(
+        text), text
 
 
 @pytest.mark.parametrize("name", list(VIEWS))
@@ -164,7 +191,7 @@ def test_step4_shares_are_the_drawn_weights(name):
     _, sum_rows, _ = heatmap(figures_of(at)["Output of “" + keys[me] + "” as a weighted sum"])
     for share, key in zip(weights[me], keys):  # the figure's rows name the same shares: "72% × v(am)"
         assert f"{pct(share)} × v({key})" in sum_rows  # rounded as the sentences round it
-    texts = [t for t in text_of(at) if t.startswith("Each row below") or t.startswith("**What changed:**")]
+    texts = [t for t in text_of(at) if told("step4.sum_text").fullmatch(t) or t.startswith(lead("step4.changed"))]
     assert check_shares_against_row(texts[:1], weights[me], keys, me)
     changed = label(texts[1])
     # The weights the heatmap draws: its own, the other words' together, [CLS] and [SEP]'s (learned mode).
@@ -173,32 +200,46 @@ def test_step4_shares_are_the_drawn_weights(name):
     if weights[me, -1] >= 0.005:
         assert pct(weights[me, -1]) in changed, changed
     # No claim about a task the page has not measured.
-    assert "as the dog" not in "\n".join(text_of(at)) and "has not measured" in "\n".join(text_of(at))
+    from ui.content import source
+
+    said_after_branches = source("whys.context_answer").rsplit("%}", 1)[1].strip()  # "…has not measured…"
+    assert "as the dog" not in "\n".join(text_of(at)) and said_after_branches in "\n".join(text_of(at))
 
 
 @pytest.mark.parametrize("name", list(VIEWS))
-def test_whatif_reads_out_the_outlined_row(name):
+def test_whatif_reads_out_the_outlined_row(model, name):
+    from lessons.whatif import effect, variants
+    from ui.content import words
+
     at = run("app_pages/whatif.py", **VIEWS[name])
     specs = figures_of(at)
-    normal = next(spec for title, spec in specs.items() if title.startswith("Weights") and "normal" in title)
-    variant = next(spec for title, spec in specs.items() if title.startswith("Weights") and "normal" not in title)
+    normal = specs[words("whatif.figure_weights", variant=words("whatif.variant_normal"))]
+    # the default variant is "no √d_k scaling"
+    variant = specs[words("whatif.figure_weights", variant=words("whatif.variant_no_scaling"))]
     text = label("\n".join(text_of(at)))
-    found = re.search(r"For “([^”]*)”: the largest weight is (\S+) normally and (\S+) here", text)
-    assert found, text
     w_normal, rows, _ = heatmap(normal)
     w_variant, _, _ = heatmap(variant)
-    j = rows.index(found.group(1))
-    assert normal["layout"]["shapes"][0]["y0"] == j - 0.5  # the outlined row is the one read out
-    assert (found.group(2), found.group(3)) == (pct(w_normal[j].max()), pct(w_variant[j].max()))
-    entropy = re.search(r"mean entropy (?:goes from (\S+) to (\S+)|stays at (\S+)) bits", text)
-    assert entropy  # the default variant is "no √d_k scaling": it says what happened, or that nothing did
+    j = int(normal["layout"]["shapes"][0]["y0"] + 0.5)  # the outlined row is the one read out, with its numbers
+    assert label(words("whatif.row_note", token=f"“{rows[j]}”", normal=pct(w_normal[j].max()),
+                       here=pct(w_variant[j].max()))) in text
+    # The mean entropies with and without scaling, over every token the model sees: the table's numbers.
+    analysis = model.analyze(VIEWS[name].get("sentence", "I am good."))
+    layer, head = VIEWS[name].get("layer", 1), VIEWS[name].get("head", 8)
+    q, k, v = core.learned_projection(analysis.hidden_states[layer].astype(np.float64), model.head_weights(layer, head))
+    runs = variants(q, k, v)
+    before, after = effect(runs["normal"], runs["normal"]), effect(runs["no_scaling"], runs["normal"])
+    assert f"{after.entropy:.2f} bits" in text and f"{before.entropy:.2f}" in text
 
 
 def test_the_one_hot_head_says_so_instead_of_teaching_a_change_that_is_not_there():
     text = label("\n".join(text_of(run("app_pages/step2_scaling.py", **VIEWS["previous-word head"]))))
-    assert "scaling barely changes any row of your sentence" in text and "stays at 0.00 bits" in text
+    stays = told("step2.entropy_text", changed=False).search(text)
+    assert "scaling barely changes any row of your sentence" in text and stays and stays.group("after") == "0.00"
     text = label("\n".join(text_of(run("app_pages/whatif.py", **VIEWS["previous-word head"]))))
-    assert "yet the mean entropy stays at 0.00 bits" in text
+    from ui.content import words  # every row one-hot: the branch that says the entropy stays, and why
+
+    assert words("whatif.explain_no_scaling", lower=False, peaked=True, before="0.00", after="0.00",
+                 mean_of=words("whatif.mean_of", n=6)) in text
 
 
 def test_compare_names_only_shares_its_heatmaps_draw():
@@ -249,11 +290,12 @@ def test_step3_says_when_a_rows_printed_cells_do_not_add_up_to_one(name):
     spec = figures_of(at)["Step 3 · attention weights"]
     weights, rows, _keys = heatmap(spec)
     printed = np.round(weights, 2).sum(1)
-    said = re.search(r"can add up to (\d\.\d\d) \(the row of “([^”]*)”\)", "\n".join(text_of(at)))
+    said = told("step3.weights_text", rounded=True).search("\n".join(text_of(at)))
     drawn = spec["data"][0].get("texttemplate") == "%{z:.2f}"  # cells too small for numbers print none
     if not drawn or np.all(np.abs(printed - 1) < 0.005):
         assert said is None, said.group(0)
         return
     worst = int(np.argmax(np.abs(printed - 1)))
     assert said, (name, printed)
-    assert float(said.group(1)) == pytest.approx(printed[worst]) and label(said.group(2)) == rows[worst]
+    assert float(said.group("printed_sum")) == pytest.approx(printed[worst])
+    assert label(said.group("row_token")) == f"“{rows[worst]}”"

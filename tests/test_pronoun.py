@@ -159,27 +159,46 @@ def test_verdict_ranks_by_absolute_weight_not_by_share():
     # head 0: 99% share but almost nothing on either word (the issue's bug); head 1: most weight on A.
     rows = rows_for([0.0099, 0.40, 0.05], [0.0001, 0.30, 0.25])
     words = pr.words_of(["a", "dog", "was", "food", "it"], [0, 1, 2, 3, 4])
-    v = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
+    v = pr.verdict(rows, words[1], words[3])
     assert v.best == (0, 1)
     assert v.looks_elsewhere.tolist() == [[True, False, False]]
-    assert (v.n_prefer_a, v.n_prefer_b) == (2, 1)
-    text = " ".join(v.sentences)
-    assert "**2 of 3 heads** put more attention on “dog” than on “food”, 1 more on “food”." in text
-    assert "In 1 of them the two words together get less than 10%" in text
-    assert "Of the 2 heads that do look at the two words, 1 prefer “dog”." in text
-    assert ("Layer 1, head 2 gives “dog” the most weight of all 3 heads: 40% of the attention of "  # (0, 1)
-            "“it” (“food” gets 30%)" in text)
-    assert "this head's largest share, 30%, goes to “was”" not in text   # "was" gets 30% here: A is the top
-    assert "“dog” is its largest single target" in text
+    assert (v.n_prefer_a, v.n_prefer_b, v.n_same, v.n_heads) == (2, 1, 0, 3)
+    # one head looks elsewhere; of the two that look at the words, one prefers A
+    assert (v.looking, v.n_looking, v.n_looking_a) == ("some", 2, 1)
+    # "was" gets 30% in the best head, as much as "food": A (40%) is its largest target, under half
+    assert (v.best_reading, v.top) == ("largest", 1)
+    assert (v.weight_a[v.best], v.weight_b[v.best]) == pytest.approx((0.40, 0.30))
 
 
 def test_verdict_says_most_when_most_and_names_the_real_top_token():
     words = pr.words_of(["a", "dog", "was", "food", "it"], [0, 1, 2, 3, 4])
-    most = pr.verdict(rows_for([0.7], [0.1]), ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
-    assert "That is most of this head's attention." in most.sentences
-    little = pr.verdict(rows_for([0.2], [0.1]), ["a", "dog", "was", "food", "it"], words[1], words[3], "it")
-    assert "this head's largest share, 70%, goes to “was”" in little.sentences[3]
-    assert "Every head gives the two words together at least 10%" in little.sentences[1]
+    most = pr.verdict(rows_for([0.7], [0.1]), words[1], words[3])
+    assert (most.best_reading, most.looking) == ("most", "all")
+    little = pr.verdict(rows_for([0.2], [0.1]), words[1], words[3])
+    assert (little.best_reading, little.top, little.top_weight) == ("other", 2, pytest.approx(0.7))  # "was"
+    nowhere = pr.verdict(rows_for([0.04, 0.02], [0.01, 0.05]), words[1], words[3])
+    assert (nowhere.looking, nowhere.n_looking) == ("none", 0)
+    tie = pr.verdict(rows_for([0.2, 0.3], [0.2, 0.1]), words[1], words[3])
+    assert (tie.n_prefer_a, tie.n_prefer_b, tie.n_same) == (1, 0, 1)
+
+
+def test_the_grids_paragraph_says_the_verdicts_numbers_and_its_branch():
+    """The paragraph under the grids shows the fact's counts and shares, and one text per branch of the facts."""
+    from ui.sections.pronoun_verdict import numbers_say
+
+    tokens = ["a", "dog", "was", "food", "it"]
+    words = pr.words_of(tokens, [0, 1, 2, 3, 4])
+    texts = set()
+    for weights_a, weights_b in (([0.7], [0.1]), ([0.2], [0.1]), ([0.04, 0.02], [0.01, 0.05]),
+                                 ([0.0099, 0.40, 0.05], [0.0001, 0.30, 0.25])):
+        v = pr.verdict(rows_for(weights_a, weights_b), words[1], words[3])
+        text = numbers_say(v, "it", "dog", "food", tokens)
+        for number in (f"**{v.n_prefer_a} of {v.n_heads} heads**", f"{100 * v.weight_a[v.best]:.0f}%",
+                       f"{100 * v.weight_b[v.best]:.0f}%", "10%"):
+            assert number in text, (number, text)
+        assert ("“was”" in text) == (v.best_reading == "other") and "\n" not in text
+        texts.add(text)
+    assert len(texts) == 4
 
 
 def test_one_guessers_range_is_its_5th_to_95th_percentile():
@@ -200,20 +219,32 @@ def test_choose_head_uses_only_the_rule():
     assert pr.choose_head(other, answer)[2] == 0                 # nobody passes: still one head, none counted
 
 
-def test_contrast_sentence_counts_heads_without_a_verdict_over_them():
+def test_contrast_counts_heads_and_names_the_chosen_heads_outcome():
     share = np.array([[0.9, 0.8, 0.2, 0.4]])
     contrast = np.array([[0.1, 0.9, 0.3, 0.3]])
     summary = pr.contrast_summary(share, contrast, first_is_a=True)
-    assert summary["flipped"] == ["L1 H1"]  # the code's layer 0, head 0, as people count
-    assert "**2** heads are right on the first sentence, **3** on the contrast" in summary["sentence"]
-    assert "**1** flip the right way" in summary["sentence"]
-    assert "blank" not in summary["sentence"]  # nothing said about the grid when the page did not pass it
+    assert summary.flipped == [(0, 0)]
+    assert (int(summary.right_first.sum()), int(summary.right_second.sum())) == (2, 3)
+    assert summary.blank is None and summary.chosen_outcome is None  # nothing said about the grid it was not given
     blank = pr.contrast_summary(share, contrast, first_is_a=True, elsewhere=np.array([[True, False, False, False]]))
-    assert "(L1 H1)" in blank["sentence"]
-    # the head chosen in advance is named with its own result: the first flips, the second is right only once
-    assert "L1 H1" in pr.contrast_summary(share, contrast, True, chosen=(0, 0))["sentence"].split("in advance")[1]
-    assert "L1 H2" in pr.contrast_summary(share, contrast, True, chosen=(0, 1))["sentence"]
-    assert "L0" not in summary["sentence"] and "H0" not in summary["sentence"]
+    assert blank.blank_heads == [(0, 0)]
+    assert pr.contrast_summary(share, contrast, True, chosen=(0, 0)).chosen_outcome == "flips"
+    assert pr.contrast_summary(share, contrast, True, chosen=(0, 1)).chosen_outcome == "first_only"
+    assert pr.contrast_summary(share, contrast, True, chosen=(0, 2)).chosen_outcome == "contrast_only"
+    assert pr.contrast_summary(share, 1 - contrast, True, chosen=(0, 2)).chosen_outcome == "wrong"
+    assert pr.contrast_summary(share, contrast, first_is_a=False).flipped == []
+
+
+def test_the_contrast_paragraph_names_heads_as_people_count():
+    from ui.sections.pronoun_verdict import contrast_text
+
+    share = np.array([[0.9, 0.8, 0.2, 0.4]])
+    contrast = np.array([[0.1, 0.9, 0.3, 0.3]])
+    text = contrast_text(pr.contrast_summary(share, contrast, True, elsewhere=np.array([[True, False, False, False]]),
+                                             chosen=(0, 1)), 1)
+    assert "**2**" in text and "**3**" in text and "**1**" in text  # right first, on the contrast, both
+    assert "(L1 H1)" in text and "L1 H2" in text                        # the blank flipper, the chosen head
+    assert "L0" not in text and "H0" not in text
 
 
 def board_with(pairs_right: int, held_right: int, n_pairs: int = 8) -> pr.Scoreboard:
@@ -227,26 +258,37 @@ def board_with(pairs_right: int, held_right: int, n_pairs: int = 8) -> pr.Scoreb
                          5, 4, np.full((1, 2), 0.6))
 
 
-def test_the_verdict_reads_the_chosen_head_against_one_guesser_and_the_fixed_rules():
+def test_the_record_reads_the_chosen_head_against_one_guesser_and_the_fixed_rules():
+    from ui.sections.pronoun_verdict import page_verdict
+
     words = [pr.Word("dog", (1,)), pr.Word("food", (3,))]
     rows = np.zeros((1, 2, 5))
     rows[0, 0, 1], rows[0, 0, 3] = 0.3, 0.1
-    found = pr.verdict(rows, ["a", "dog", "was", "food", "it"], words[0], words[1], "it")
+    found = pr.verdict(rows, words[0], words[1])
     low, high = pr.guessing_range(8)
-    texts = {}
-    for pairs_right, held_right in ((1, 9), (high + 1, 9), (1, 3)):
-        text = pr.page_verdict(found, "dog", "food", "it", board_with(pairs_right, held_right))
+    readings = {(1, 9): "cues_only", (high + 1, 9): "cues_and_meaning", (1, 3): "neither",
+                (high + 1, 3): "meaning_only"}
+    texts = set()
+    for (pairs_right, held_right), reading in readings.items():
+        record = pr.chosen_record(board_with(pairs_right, held_right))
+        assert (record.pairs_right, record.held_right) == (pairs_right, held_right)
+        assert (record.subject, record.nearest) == (5, 4)
+        assert (record.guess_low, record.guess_high, record.n_checked) == (low, high, 10 + 16)
+        assert record.reading == reading and record.looks_at_nouns   # 0.6 of the pronoun's attention on the two
+        text = page_verdict(found, "dog", "food", "it", board_with(pairs_right, held_right))
         # its counts, the fixed rules' and one guesser's, and its weights on this sentence
         for number in (f"{pairs_right} of 8", f"{held_right} of 10", "5", "4", f"{low} to {high}", "30%", "10%"):
             assert number in text, (number, text)
-        texts[pairs_right, held_right] = text.split("**")[1]
-    assert len(set(texts.values())) == 3    # a verdict of its own for each reading of the numbers
-    assert pr.page_verdict(found, "dog", "food", "it", pr.Scoreboard(np.zeros((1, 2), int), np.zeros((1, 2), int),
-                                                                     16, 8, 8, 8)) == ""
+        texts.add(text.split("**")[1])
+    assert len(texts) == 4    # a verdict of its own for each reading of the numbers
+    assert pr.chosen_record(board_with(0, 9)).pairs_against_guessing == ("below" if low > 0 else "within")
+    assert page_verdict(found, "dog", "food", "it", pr.Scoreboard(np.zeros((1, 2), int), np.zeros((1, 2), int),
+                                                                  16, 8, 8, 8)) == ""
 
 
-def test_the_real_verdict_states_the_preset_heads_held_out_record(model):
+def test_the_real_record_is_the_preset_heads_held_out_record(model):
     """The record computed here case by case from the model, not through score_heads."""
+    from ui.sections.pronoun_verdict import page_verdict
     from ui.settings import PRONOUN_HEAD
 
     def right(case):
@@ -263,18 +305,29 @@ def test_the_real_verdict_states_the_preset_heads_held_out_record(model):
     assert board.chosen == PRONOUN_HEAD
     held = sum(right(case) for case in pr.HELD_OUT)
     pairs = sum(right(first) and right(second) for first, second in pr.PAIRS)
-    analysis = model.analyze(pr.PAIRS[0][0].sentence)
-    pronoun, a, b = pr.case_words(pr.PAIRS[0][0], analysis.tokens, analysis.word_ids)
-    found = pr.verdict(analysis.attentions[:, :, list(pronoun.pieces)].mean(2), analysis.tokens, a, b, "it")
-    text = pr.page_verdict(found, a.text, b.text, "it", board)
-    assert f"{held} of {len(pr.HELD_OUT)}" in text and f"{pairs} of {len(pr.PAIRS)}" in text
     record = pr.chosen_record(board)
     assert (record.held_right, record.pairs_right) == (held, pairs)
-    # the headline is the branch the numbers call for
-    assert pr.record_headline(record) in text
+    # the branch is the one the numbers call for
+    cues = held > max(record.subject, record.nearest)
+    above = pairs > record.guess_high
+    assert record.reading == {(True, True): "cues_and_meaning", (True, False): "cues_only",
+                              (False, True): "meaning_only", (False, False): "neither"}[cues, above]
+    analysis = model.analyze(pr.PAIRS[0][0].sentence)
+    pronoun, a, b = pr.case_words(pr.PAIRS[0][0], analysis.tokens, analysis.word_ids)
+    found = pr.verdict(analysis.attentions[:, :, list(pronoun.pieces)].mean(2), a, b)
+    text = page_verdict(found, a.text, b.text, "it", board)
+    assert f"{held} of {len(pr.HELD_OUT)}" in text and f"{pairs} of {len(pr.PAIRS)}" in text
 
 
-def test_rollout_reading():
-    assert pr.rollout_reading({"dog": 0.03, "food": 0.02}).startswith("almost nothing from any of them")
-    assert pr.rollout_reading({"dog": 0.30, "food": 0.29}).startswith("about the same")
-    assert pr.rollout_reading({"dog": 0.30, "food": 0.10}) == "“dog” leads by 20 percentage points."
+def test_rollout_lead():
+    assert pr.rollout_lead({"dog": 0.03, "food": 0.02}).reading == "nothing"
+    assert pr.rollout_lead({"dog": 0.30, "food": 0.29}).reading == "tie"
+    lead = pr.rollout_lead({"dog": 0.10, "food": 0.30})
+    assert (lead.reading, lead.top, lead.lead) == ("lead", "food", pytest.approx(0.20))
+
+
+def test_the_rollout_sentence_shows_each_share_and_the_lead():
+    from ui.sections.pronoun_verdict import rollout_text
+
+    text = rollout_text({"dog": 0.30, "food": 0.10}, "it", 12)
+    assert "30%" in text and "10%" in text and "“dog”" in text and "20" in text and "8%" in text  # 1/12

@@ -29,8 +29,12 @@ def menu_pages() -> list[str]:
     return re.findall(r'st\.Page\("(app_pages/[^"]+\.py)"', Path(APP).read_text())
 
 
+# Words the libraries write themselves, not the app: Streamlit's skip link and heading anchors, plotly's camera.
+LIBRARY_WORDS = ("Skip to main content", "Link to heading", "Download plot as a png")
+
+
 def left_in_code(texts: list[str], sentence: str, tokens: list[str]) -> list[str]:
-    data = data_strings(sentence, tokens)
+    data = data_strings(sentence, tokens) + LIBRARY_WORDS
     return [f"{run!r} in {text[:120]!r}" for text in texts for run in english_runs(text, data)]
 
 
@@ -39,6 +43,8 @@ def test_the_check_finds_english_and_passes_marked_text():
     assert english_runs("The weights of this row add up to one.", data)
     assert not english_runs("⟦Thé wéíghtš óf thíš róẃ ádd úp tó óñé.⟧ 72% [CLS]+[SEP]", data)
     assert not english_runs("“I am good.” · layer 2, head 9", data)  # the sentence is data; two words are not a run
+    assert not english_runs("⟦Ópéñ ⟦láýér 2⟧ íñ thé štép págéš, óñ “Some text the model read”⟧", data)  # nested
+    assert english_runs("⟦Ópéñ ⟦láýér 2⟧⟧ in the step pages", data)
 
 
 @pytest.mark.parametrize("sentence", [SHORT, LONG])

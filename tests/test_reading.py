@@ -9,7 +9,7 @@ import pytest
 from conftest import run_app
 
 from devtools.browser import PAGE_FILES
-from lessons.names import layer_head_name, layer_head_tag, layer_name, people_number
+from ui.names import layer_head_name, layer_head_tag, layer_name, people_number
 
 PRONOUN_SENTENCE = "The animal didn't cross the street because it was too tired."
 SENTENCES = {"default": None, "pronoun sentence": PRONOUN_SENTENCE}

@@ -55,18 +55,27 @@ def test_out_of_range_token_in_a_link_says_so():
 
 
 def test_whatif_variant_is_kept_when_the_temperature_moves():
+    """The temperature slider is drawn with the temperature variant only; moving it keeps the choice (the option
+    names the value), and its value comes back after another variant was chosen."""
     at = run_app("app_pages/whatif.py")
     radio = at.radio(key="lab_variant")
-    causal = next(o for o in radio.options if "causal" in o)
-    radio.set_value(radio.options.index(causal) + 1).run()
+    from lessons.whatif import VARIANTS
+
+    order = list(radio.options)
+    temperature, causal = VARIANTS.index("temperature") - 1, VARIANTS.index("causal") - 1  # "normal" is no option
+    assert not at.slider  # the default variant (no scaling) has no temperature
+    radio.set_value(temperature + 1).run()
     at.slider(key="lab_temperature").set_value(3.0).run()
     radio = at.radio(key="lab_variant")
-    assert radio.options[radio.index] == causal and not at.exception
-    temperature = next(i for i, o in enumerate(radio.options) if o.startswith("temperature"))
-    radio.set_value(temperature + 1).run()
+    assert radio.index == temperature and radio.options[temperature].endswith(" 3") and not at.exception
+    radio.set_value(causal + 1).run()
+    assert not at.slider and at.radio(key="lab_variant").index == causal and not at.exception
+    assert at.radio(key="lab_variant").options[temperature].endswith(" 3")  # the table still computes it
+    at.radio(key="lab_variant").set_value(temperature + 1).run()
+    assert at.slider(key="lab_temperature").value == 3.0 and not at.exception
     at.slider(key="lab_temperature").set_value(5.0).run()
     radio = at.radio(key="lab_variant")
-    assert radio.options[radio.index] == "temperature × 5" and not at.exception
+    assert radio.index == temperature and radio.options[temperature].endswith(" 5") and len(radio.options) == len(order)
 
 
 def test_sentence_caches_stay_under_the_byte_budget(model, monkeypatch):

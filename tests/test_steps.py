@@ -10,6 +10,7 @@ from conftest import ROOT, run_app
 
 from attention import core
 from lessons import explain
+from ui.content import source, words
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, Settings
 from ui.text import layer_name, md, pct
 from ui.view import build_view
@@ -35,6 +36,11 @@ def z_of(spec):
     return np.array(z, dtype=np.float64)
 
 
+def lead(name):
+    """A text's own words before its first placeholder or branch: where the page says it, in any language."""
+    return source(name).split("{")[0]
+
+
 def text_of(at):
     return "\n".join(str(e.value) for kind in ("markdown", "caption", "success", "info") for e in at.get(kind))
 
@@ -48,7 +54,7 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
     shown = np.arange(len(is_special)) if special else np.flatnonzero(~is_special)
     hidden = np.setdiff1d(np.arange(len(is_special)), shown)
     expected = explain.fold_hidden(expected_full[shown], shown, hidden)
-    for page, title in (("app_pages/step3_softmax.py", "Step 3 · attention weights"),
+    for page, title in (("app_pages/step3_softmax.py", words("step3.weights_title")),
                         ("app_pages/home.py", "Attention weights")):
         at = run_app(page, LONG, layer=layer, head=head, special=special, token=token)
         assert not at.exception, at.exception
@@ -58,7 +64,9 @@ def test_learned_numbers_are_the_reference_models_attention(reference, special):
     row = expected[token]
     best = int(row.argmax())
     text = text_of(run_app("app_pages/step3_softmax.py", LONG, layer=layer, head=head, special=special, token=token))
-    assert f"“it” focuses **{100 * row[best]:.0f}%**" in text
+    # the read-out under the matrix names the row's largest share first
+    said = words("step3.reading", token="“it”", shares="\0").split("\0")[0]  # the words before the shares
+    assert f"{said}**{100 * row[best]:.0f}%**" in text
     if not special:
         assert md(explain.MARKER_COLUMN) in text  # the hidden share is named in the read-out, not dropped
 
@@ -79,7 +87,7 @@ def test_softmax_table_last_column_is_the_row_and_products_sum_to_scores(model):
 
 def test_softmax_table_on_the_page_ends_with_the_model_row(reference):
     at = run_app("app_pages/step3_softmax.py", LONG, layer=1, head=8, token=9)
-    table = chart(at, "Softmax of the row")["data"][0]["cells"]["values"]
+    table = chart(at, words("step3.table_title", token="it"))["data"][0]["cells"]["values"]
     last = np.array(table[-1], dtype=float)
     np.testing.assert_allclose(last, reference.analyze(LONG).attentions[1, 8][10], atol=1e-4)  # printed to 4 places
 
@@ -158,7 +166,7 @@ def test_one_words_output_from_every_head_is_the_four_steps_run_head_by_head(mod
 
 def test_step4_says_the_self_share_once_and_counts_weight_and_length_apart(model):
     at = run_app("app_pages/step4_output.py", LONG, layer=1, head=8, token=9)
-    [line] = [m.value for m in at.markdown if m.value.startswith("**What changed:**")]
+    [line] = [m.value for m in at.markdown if m.value.startswith(lead("step4.changed"))]
     # A weight is not a share of the output vector (issue 51): the page gives the other words' weight and, apart,
     # their part counted as weight × the value's length, computed here from the model.
     analysis = model.analyze(LONG)
@@ -171,10 +179,17 @@ def test_step4_says_the_self_share_once_and_counts_weight_and_length_apart(model
     lengths = steps.weights[me] * np.linalg.norm(steps.v, axis=1)
     by_length = lengths[others].sum() / lengths.sum()
     assert by_length - weight > 0.1  # "it": 77% of the weight, 94% by length (the markers' values are short)
-    assert pct(weight) in line and pct(by_length) in line and "cosine similarity" not in line
+    assert pct(weight) in line and pct(by_length) in line
     # the likeness (cosine similarity) is a technical extra, once, in its "More detail" box (issue 41)
-    [box] = [e for e in at.expander if str(e.label).startswith("More detail: which value the output")]
-    assert sum(str(m.value).count("cosine similarity") for m in box.markdown) == 1
+    output = steps.output[me]
+    cosine = steps.v @ output / (np.linalg.norm(steps.v, axis=1) * np.linalg.norm(output) + 1e-12)
+    closest = int(np.argmax(cosine))
+    likeness = (words("step4.likeness_own", own=f"{cosine[me]:.2f}") if closest == me else
+                words("step4.likeness_other", closest_token=f"“{analysis.tokens[closest]}”",
+                      closest=f"{cosine[closest]:.2f}", own=f"{cosine[me]:.2f}"))
+    [box] = [e for e in at.expander if str(e.label) == words("step_page.more_detail",
+                                                              what=words("step4.detail_likeness", token="“it”"))]
+    assert [str(m.value) for m in box.markdown] == [likeness] and likeness not in line
 
 
 def test_every_step_page_has_previous_and_next():
@@ -246,10 +261,29 @@ def test_compare_gives_position_alone_as_the_control_for_a_changed_vector(model,
 def test_the_glossarys_embedding_is_word_and_position_before_any_attention(model):
     """What the toys start from, as the glossary defines it: the same word at the same position has the same
     embedding whatever the sentence; at another position it does not, so the definition names position."""
-    from ui.sections.glossary import TERMS
+    from ui.sections.glossary import entry
 
     first, second, moved = (model.analyze(s) for s in ("The cat sat.", "The cat ran away.", "A big cat sat."))
     cat = [a.hidden_states[0][a.tokens.index("cat")] for a in (first, second, moved)]
     np.testing.assert_allclose(cat[0], cat[1], atol=1e-6)  # other words, same position: nothing changes
     assert np.abs(cat[0] - cat[2]).max() > 0.1            # another position: the embedding changes
-    assert "position" in TERMS["embedding"] and "attention" in TERMS["embedding"]
+    _name, explanation = entry("embedding", language="en")
+    assert "position" in explanation and "attention" in explanation
+
+
+def test_step2_says_the_spread_its_line_chart_draws():
+    """The sentence under the spread chart reads its last points (the longest vectors measured), as drawn."""
+    import base64
+
+    def values(array):  # plotly's compact binary encoding, or a plain list
+        return (np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]) if isinstance(array, dict)
+                else np.asarray(array)).astype(float)
+
+    at = run_app("app_pages/step2_scaling.py")
+    assert not at.exception, at.exception
+    spec = chart(at, words("step2.spread_title", samples=f"{explain.SPREAD_SAMPLES:,}"))
+    raw, scaled = (values(trace["y"]) for trace in spec["data"])
+    d_k = int(values(spec["data"][0]["x"])[-1])
+    assert words("step2.spread_result", d_k=d_k, raw=f"{raw[-1]:.1f}", root=f"{np.sqrt(d_k):.1f}",
+                 scaled=f"{scaled[-1]:.2f}") in text_of(at)
+    assert scaled[-1] == pytest.approx(1, abs=0.1) and raw[-1] == pytest.approx(np.sqrt(d_k), rel=0.1)

@@ -72,7 +72,7 @@ def test_the_slides_box_and_the_sidebar_are_one_sentence():
     at.text_area(key="sentence_inline").input("Cats chase mice.").run()
     assert not at.exception and at.session_state["sentence"] == "Cats chase mice."
     # an example from the slide's row sets the sentence too
-    at.button(key="example-I am good.").click().run()
+    at.button(key="example-good").click().run()
     assert not at.exception and at.session_state["sentence"] == "I am good."
 
 

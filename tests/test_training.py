@@ -8,9 +8,8 @@ import numpy as np
 import pytest
 from conftest import ROOT, run_app
 
-from lessons import training
-
-from lessons import training_verdicts
+from lessons import training, training_lab, training_verdicts
+from ui.sections.training_words import closing_words, loss_words, ratio_words, verdict_words
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +151,7 @@ def test_page_renders_each_task(model, task, d_k, compare):
             verdict = training_verdicts.scaling_verdict(d_k_compared, scaled, unscaled)
             if verdict.outcome != "unclear":  # an unclear one is judged again on more seeds: other numbers
                 ratio = verdict.unscaled.mean / verdict.scaled.mean
-                assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in text  # the effect size, as the page prints it
+                assert ratio_words(max(ratio, 1 / ratio)) in text  # the effect size, as the page prints it
     (how,) = [e for e in at.expander if e.label == "How this is computed"]
     computed = " ".join(m.value for m in how.markdown)
     for fact in ("**Optimiser**: plain gradient descent", f"W_V {training.VALUE_RATE:g} in every run",
@@ -221,12 +220,12 @@ def test_scaled_at_its_rate_is_never_worse_and_clearly_better_at_512(model, task
     for d_k, (scaled, unscaled) in page_comparison(model, task).items():
         assert len(scaled) == len(unscaled) == len(training.LAB_SEEDS) >= 3
         verdict = training_verdicts.scaling_verdict(d_k, scaled, unscaled)
-        assert verdict.outcome != "hurts", verdict.sentence
+        assert verdict.outcome != "hurts", verdict
         if d_k == 512:
-            assert verdict.outcome == "helps", verdict.sentence
+            assert verdict.outcome == "helps", verdict
             worst_scaled = max(r.heldout_loss for r in scaled)
             best_unscaled = min(r.heldout_loss for r in unscaled)
-            assert worst_scaled < 0.2 * best_unscaled, verdict.sentence  # clearly: every seed, by 5× at least
+            assert worst_scaled < 0.2 * best_unscaled, verdict  # clearly: every seed, by 5× at least
             assert min(r.start_saturated for r in unscaled) > 0.5 > max(r.start_saturated for r in scaled)
 
 
@@ -266,21 +265,24 @@ def test_the_verdict_follows_the_ratio_and_the_spread_of_the_labs_own_runs(toy):
             assert verdict.seeds == len(training.LAB_SEEDS) + len(training.EXTRA_SEEDS)
         scaled_losses, unscaled_losses = ([r.heldout_loss for r in runs] for runs in (scaled, unscaled))
         ratio = np.mean(unscaled_losses) / np.mean(scaled_losses)
-        assert verdict.outcome == expected_outcome(scaled_losses, unscaled_losses), verdict.sentence
+        assert verdict.outcome == expected_outcome(scaled_losses, unscaled_losses), verdict
         assert verdict.ratio == pytest.approx(ratio)
+        assert (verdict.scaled.low, verdict.scaled.high) == (min(scaled_losses), max(scaled_losses))
+        assert (verdict.unscaled.low, verdict.unscaled.high) == (min(unscaled_losses), max(unscaled_losses))
         # the effect size is printed beside the spread, whichever way round it goes
-        assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
+        text = verdict_words(verdict)
+        assert ratio_words(max(ratio, 1 / ratio)) in text
         for loss in (min(scaled_losses), max(scaled_losses), min(unscaled_losses), max(unscaled_losses)):
-            assert training_verdicts.loss_words(loss) in verdict.sentence
+            assert loss_words(loss) in text
         verdicts[d_k] = verdict
     # d_k 64: the unscaled head is many times worse on every seed, which the old overlap-only rule could call a tie
     assert verdicts[64].outcome == "helps" and verdicts[64].ratio > 10
 
-    from lessons import training_lab
-
-    fits, closing = training_lab.closing_words(verdicts)
+    fits, unexplained, others = training_lab.closing_facts(verdicts)
     assert fits == tuple(k for k, v in verdicts.items()
                          if v.outcome == "helps" and v.saturated >= training_verdicts.FEW_SATURATED)
+    assert sorted([*fits, *unexplained, *others]) == sorted(verdicts)
+    closing = closing_words(verdicts)
     for k in verdicts:
         assert f"d_k = {k}" in closing  # every d_k is accounted for, the ones where the reason fits and the others
 
@@ -305,9 +307,19 @@ def test_the_verdict_rule_on_every_branch(scaled_losses, unscaled_losses):
                                        unscaled_best_of_sweep=0.15, rates_tried=13)
     assert verdict.outcome == expected_outcome(scaled_losses, unscaled_losses)
     ratio = np.mean(unscaled_losses) / np.mean(scaled_losses)
-    assert training_verdicts.ratio_words(max(ratio, 1 / ratio)) in verdict.sentence
-    assert "40%" in verdict.sentence  # the mechanism's measured share of saturated rows
-    assert "e-0" not in verdict.sentence
+    assert verdict.ratio == pytest.approx(ratio) and verdict.unscaled_worse == (ratio >= 1)
+    assert verdict.saturated == pytest.approx(0.4) and verdict.saturated_scaled == 0
+    assert verdict.shows_gradient and verdict.through_saturated == pytest.approx(1e-5)
+    # a "helps" verdict adds the sweep's evidence: its best unscaled loss 0.15 is over half the baseline 0.2
+    assert verdict.sweep_note == ("never_learns" if verdict.outcome == "helps" else None)
+    assert verdict.learned_anyway == (max(np.mean(scaled_losses), np.mean(unscaled_losses)) < 0.01 * 0.2)
+    if verdict.outcome == "unclear":  # the overlap's evidence: the best seed of the worse side, the worst of the other
+        worse, better = (unscaled_losses, scaled_losses) if ratio >= 1 else (scaled_losses, unscaled_losses)
+        assert verdict.overlap == (min(worse), max(better)) and min(worse) <= max(better)
+    text = verdict_words(verdict)
+    assert ratio_words(max(ratio, 1 / ratio)) in text
+    assert "40%" in text  # the mechanism's measured share of saturated rows
+    assert "e-0" not in text
 
 
 def test_the_closing_paragraph_follows_the_verdicts():
@@ -315,17 +327,18 @@ def test_the_closing_paragraph_follows_the_verdicts():
         return training_verdicts.scaling_verdict(d_k, synthetic_runs(scaled_losses), synthetic_runs(unscaled_losses,
                                                                                            saturated))
 
-    from lessons import training_lab
-
     none_help = {8: verdict(8, [0.01, 0.011, 0.012], [0.011, 0.012, 0.0125], 0.05),
                  64: verdict(64, [0.01, 0.02, 0.03], [0.015, 0.025, 0.04], 0.3)}
-    fits, text = training_lab.closing_words(none_help)
-    assert fits == () and all(f"d_k = {k}" in text for k in none_help)
+    assert training_lab.closing_facts(none_help) == ((), (), {8: "little", 64: "unclear"})
+    text = closing_words(none_help)
+    assert all(f"d_k = {k}" in text for k in none_help)
     mixed = {8: verdict(8, [0.001, 0.0011, 0.0012], [0.05, 0.08, 0.1], 0.02),   # helps, but few rows saturate
              512: verdict(512, [0.001, 0.0011, 0.0012], [0.15, 0.16, 0.17], 0.7)}
-    fits, text = training_lab.closing_words(mixed)
-    assert fits == (512,)
+    assert training_lab.closing_facts(mixed) == ((512,), (8,), {})
+    text = closing_words(mixed)
     assert all(f"d_k = {k}" in text for k in mixed) and "2%" in text and "70%" in text
+    for k in mixed:  # each d_k's effect size, as its verdict measured it
+        assert ratio_words(mixed[k].ratio) in text
 
 
 def test_rescaling_w_q_and_w_k_is_scaling_in_disguise_in_float64(toy):
@@ -384,3 +397,15 @@ def test_the_comparison_figure_draws_a_band_per_seed_range_and_one_legend_entry_
     assert [t.name for t in traces if t.showlegend is not False] == ["scaled", "disguised"]
     assert {t.line.dash for t in traces if t.name == "disguised"} == {"dot"}
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.matches == "y"
+
+
+def test_the_labs_numbers_read_as_plain_decimals_and_say_what_is_not_a_number():
+    from ui.sections.training_words import small_words
+
+    assert [small_words(x) for x in (0.00042, 0.031, 0.5, 3.0)] == ["0.00042", "0.031", "0.50", "3.00"]
+    assert loss_words(0.164) == "0.164" and loss_words(0.014) == "0.014"
+    assert ratio_words(1.17) == "1.17×" and ratio_words(3.44) == "3.4×" and ratio_words(340.2) == "340×"
+    # beyond plain decimals the number is said in words (the page's language), never as 1e-08 or inf
+    tiny, infinite_loss = small_words(3e-8), loss_words(float("inf"))
+    assert "0.0000001" in tiny and "e-" not in tiny
+    assert "inf" not in infinite_loss.replace("infinite", "") and infinite_loss != small_words(float("inf"))

@@ -2,6 +2,7 @@
 running the page's script, and the downloaded HTML plays offline."""
 
 import base64
+import html
 import json
 import math
 import os
@@ -20,7 +21,9 @@ from lessons.walkthrough import KEYS_ONE_BY_ONE, walk_through
 from devtools.browser import CHROMIUM, animated_chart, click_tick, show_walkthrough, wait_for_page
 from ui.sections import walkthrough as W
 from ui.sections import walkthrough_section as WS
+from ui.sections import walkthrough_text as WT
 from ui.sections import whys
+from ui.content import PSEUDO, english_runs, words
 from ui.settings import Settings
 from ui.view import build_view
 
@@ -95,8 +98,8 @@ def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, 
     words, own = whys.other_words_share(view)
     markers = 1.0 - words - own
     printed = line_of["output"]
-    assert W._pct(own) in printed and W._pct(words) in printed, printed
-    assert markers < 0.005 or W._pct(markers) in printed, printed
+    assert WT._pct(own) in printed and WT._pct(words) in printed, printed
+    assert markers < 0.005 or WT._pct(markers) in printed, printed
 
 
 @pytest.mark.parametrize("mode, special", [("learned", True), ("identity", False), ("random", False)])
@@ -114,7 +117,9 @@ def test_a_one_word_sentence_has_one_score_and_says_so(model):
         view = view_of(model, "Hello", token=0, mode=mode)
         walk = W.walkthrough_of(view)
         lines = W.captions(walk, view.key_labels, view.base_labels, 0)
-        assert "has one score" in lines[[f.kind for f in walk.frames].index("row")]
+        score = WT._num(walk.score_per_column(walk.raw, walk.scale)[0])
+        assert lines[[f.kind for f in walk.frames].index("row")].startswith(words(  # the one-score story
+            "walkthrough.caption_row_one", me=f"“{view.key_labels[0]}”", score=score))
         np.testing.assert_allclose(walk.column_weights, view.weights[0], atol=1e-12)
         go.Figure(json.loads(WS.build(view)[0].to_json(validate=False)))
 
@@ -128,7 +133,8 @@ def test_softmax_subtracts_the_largest_before_e_as_step_3_does():
     assert walk.exps.max() == pytest.approx(1.0)
     labels = list("abcde")
     lines = W.captions(walk, labels, labels, 1)
-    assert "minus the largest" in lines[[f.kind for f in walk.frames].index("exp")]
+    exp_line = lines[[f.kind for f in walk.frames].index("exp")]
+    assert WT._num(walk.shift) in exp_line and WT._sum(walk.exp_total) in exp_line  # the largest, then the sum
     small = walk_through(q / 8, k / 8, v, query=1)  # small scores too: one way, step 3's table's
     assert small.shift == pytest.approx(small.scaled.max()) and small.exps.max() == pytest.approx(1.0)
     np.testing.assert_allclose(small.exps, explain.softmax_arithmetic(small.scaled)[:, 2], atol=1e-12)
@@ -160,11 +166,13 @@ def test_the_figure_is_a_valid_animation_with_every_frame(model, teaching, sente
     walk = W.walkthrough_of(view)
     assert len(spec["frames"]) == len(walk.frames) == len(lines)
     assert len(spec["layout"]["sliders"][0]["steps"]) == len(walk.frames)
-    assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == ["▶ Play", "❚❚ Pause"]
-    for drawn, data in zip(spec["frames"], walk.frames):
+    assert [b["label"] for b in spec["layout"]["updatemenus"][0]["buttons"]] == [words("walkthrough.play"),
+                                                                                words("walkthrough.pause")]
+    for number, (drawn, data) in enumerate(zip(spec["frames"], walk.frames), 1):
         np.testing.assert_allclose(decoded(drawn["data"][3]["y"]), data.bars, rtol=1e-6, equal_nan=True)
         assert drawn["data"][3]["type"] == "bar"
-        assert drawn["layout"]["annotations"][0]["text"].startswith(f"<b>Step {data.step} of 4")
+        heading = drawn["layout"]["annotations"][0]["text"]  # the frame's step, named, and its place in the whole
+        assert words(f"walkthrough.step_name_{data.step}") in heading and f"({number}/{len(walk.frames)})" in heading
     assert spec["layout"]["xaxis2"]["tickfont"]["size"] == (18 if teaching else 12)
     assert spec["layout"]["xaxis2"]["autotickangles"] == [0, 90]  # crowded labels turn upright and thin out
     assert spec["layout"]["height"] <= 720
@@ -178,7 +186,8 @@ def test_the_html_file_holds_plotly_and_waits_for_play(model):
     plot_script = page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
     assert "Plotly.animate" not in plot_script  # auto_play=False: it waits for Play
     assert "Save every frame as PNG" in page and "Save every frame as SVG" in page
-    assert "<title>Self-attention, four steps: good in “I am good.”</title>" in page
+    title = words("walkthrough.file_title", token="good", sentence="I am good.")
+    assert f"<title>{html.escape(title, quote=False)}</title>" in page
 
 
 def animated_specs(at) -> list[dict]:
@@ -188,10 +197,10 @@ def animated_specs(at) -> list[dict]:
 def test_the_start_page_plays_the_four_steps_once_asked_and_the_step_pages_link_to_it():
     at = run_app("app_pages/home.py", "I am good.", token=2)
     assert not at.exception, at.exception
-    assert any("Play the four steps for “good”" in str(h.value) for h in at.get("header"))
+    assert any(words("walkthrough.heading_section", token="“good”") == str(h.value) for h in at.get("header"))
     # Drawn once asked for (a chip click then redraws two figures, not three), its downloads there before.
     assert animated_specs(at) == []
-    assert "⬇️ The animation as one HTML file (opens offline, for class)" in [
+    assert words("walkthrough.download_html", teaching=False) in [
         button.proto.label for button in at.get("download_button")]
     at.button(key="walkthrough-show").click().run()
     animated = animated_specs(at)
@@ -289,7 +298,7 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
                            ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
     wait_for_page(page)
-    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last.locator("input").click()
+    page.locator('[data-testid="stSidebar"] .st-key-token [data-testid="stSelectbox"] input').click()
     page.keyboard.press("ArrowDown")  # opens the list
     page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="4: .").click()
     page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
@@ -389,3 +398,22 @@ def test_the_html_file_is_built_outside_the_page_run_without_streamlit_warnings(
     worker.join()
     assert files and b"Plotly.addFrames" in files[0]
     assert not [r for r in caplog.records if "ScriptRunContext" in r.getMessage()]
+
+
+def test_the_walkthrough_and_its_file_speak_the_language_they_were_asked_in(model):
+    """Every word of the animation (captions, headings, boards, axis and hover texts, buttons) comes from content/:
+    in the pseudo-language none is left in English; and the offline file, made after the page's run, keeps the
+    language bound when its button was made."""
+    from pseudo_check import PLOTLY_TEXT_KEYS, _strings, data_strings
+
+    for sentence, token in (("I am good.", 2), (LONG, 9)):
+        view = view_of(model, sentence, token=token)
+        fig, lines, _ = WS.build(view, PSEUDO)
+        spec = json.loads(fig.to_json(validate=False))
+        texts = lines + [text.replace("<br>", " ") for text in _strings(spec, PLOTLY_TEXT_KEYS | {"label"})]
+        data = data_strings(sentence, view.base_labels) + (view.label,)  # the view's name: made with the view
+        found = [(run, text[:80]) for text in texts for run in english_runs(text, data)]
+        assert not found, found
+        assert all(line.startswith("⟦") for line in lines) and len(lines) == len(spec["frames"])
+    page = WS.animation_html(view_of(model, "I am good.", token=2), PSEUDO).decode()
+    assert "<title>⟦" in page

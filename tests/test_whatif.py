@@ -14,7 +14,11 @@ from attention import core
 from lessons import whatif
 from lessons.questions import GROUPS, answer_sheet, quiz
 from ui import figures
+from ui.content import words
 from ui.sections.whatif import no_softmax_statements
+from ui.text import head_name, pct, plain_small
+from ui.sections.quiz import shown
+from ui.text import quote
 
 SENTENCES = ["I am good.", "The quick brown fox jumps over the lazy dog because it was playing in the park."]
 
@@ -30,20 +34,25 @@ def learned_steps(model, sentence, layer=1, head=8):
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_no_softmax_weights_are_the_scaled_scores_and_the_page_says_what_they_break(model, sentence):
     _, normal = learned_steps(model, sentence)
-    run = whatif.variants(normal.q, normal.k, normal.v)["no softmax"]
+    run = whatif.variants(normal.q, normal.k, normal.v)["no_softmax"]
     np.testing.assert_array_equal(run.weights, normal.scaled)
     np.testing.assert_allclose(run.output, normal.scaled @ normal.v)
-    assert np.isnan(whatif.effect(run, normal)["mean entropy (bits)"])  # not shares: no entropy to print
+    assert np.isnan(whatif.effect(run, normal).entropy)  # not shares: no entropy to print
     shares, output = no_softmax_statements(normal, [f"t{j}" for j in range(len(normal.q))], 1)
+    report = whatif.no_softmax_report(normal, 1)
     negative = int((normal.scaled < 0).sum())
-    assert negative > 0  # this head's rows have negative scores: the negative branch
-    assert f"**{negative} of the {normal.scaled.size} weights are negative**" in shares
-    assert (f"(the smallest is {normal.scaled.min():.2f}; the row of “t1” has {int((normal.scaled[1] < 0).sum())})"
-            in shares)
+    assert report.negative == negative > 0  # this head's rows have negative scores: the negative branch
+    assert report.negative_in_row == int((normal.scaled[1] < 0).sum()) and report.total == normal.scaled.size
     sums = normal.scaled.sum(axis=1)
-    assert f"from {sums.min():.2f} to {sums.max():.2f} (the row of “t1”: {sums[1]:.2f}" in shares
+    assert not np.allclose(sums, 1.0, atol=0.005)  # and rows that do not add up to 1: that branch too
+    assert shares == " ".join((
+        words("whatif.no_softmax_negative", negative=negative, total=normal.scaled.size,
+              smallest=f"{normal.scaled.min():.2f}", row="“t1”", in_row=report.negative_in_row),
+        words("whatif.no_softmax_rows_differ", lowest=f"{sums.min():.2f}", highest=f"{sums.max():.2f}", row="“t1”",
+              row_sum=f"{sums[1]:.2f}")))
     lengths = np.linalg.norm(normal.scaled @ normal.v, axis=1).mean()
-    assert f"on average {lengths:.2f} long against {np.linalg.norm(normal.output, axis=1).mean():.2f}" in output
+    for number in (lengths, np.linalg.norm(normal.output, axis=1).mean(), np.linalg.norm(normal.v, axis=1).max()):
+        assert f"{number:.2f}" in output
 
 
 def test_no_softmax_without_a_negative_score_says_so_instead():
@@ -52,12 +61,15 @@ def test_no_softmax_without_a_negative_score_says_so_instead():
     normal = core.run_steps(q, k, v)
     assert (normal.scaled > 0).all()
     shares, _ = no_softmax_statements(normal, list("abcd"), 0)
-    assert "None of the 16 scaled scores of this sentence is negative" in shares and "are negative**" not in shares
-    assert "do not add up to 1" in shares  # these rows add up to more than 1
+    sums = normal.scaled.sum(axis=1)
+    assert (sums > 1.005).any()  # these rows add up to more than 1
+    assert shares == " ".join((words("whatif.no_softmax_no_negative", total=16), words(
+        "whatif.no_softmax_rows_differ", lowest=f"{sums.min():.2f}", highest=f"{sums.max():.2f}", row="“a”",
+        row_sum=f"{sums[0]:.2f}")))
     # A row that adds up to 1 by chance is said to be chance.
     ones = core.AttentionSteps(q=q, k=k, v=v, raw=normal.raw, scaled=np.full((4, 4), 0.25), weights=normal.weights,
                                output=normal.output)
-    assert "happens to add up to 1 here" in no_softmax_statements(ones, list("abcd"), 0)[0]
+    assert no_softmax_statements(ones, list("abcd"), 0)[0].endswith(words("whatif.no_softmax_rows_one"))
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
@@ -72,17 +84,28 @@ def test_a_hard_pick_has_zero_rate_where_softmax_has_a_slope(model, sentence):
     assert tie.hard_moved > 0 and tie.gap == pytest.approx(1e-4)
 
 
-def test_the_page_reads_out_no_softmax_from_the_sentence():
-    at = run_app("app_pages/whatif.py")
-    radio = at.radio(key="lab_variant")
-    radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
+def choose(at, variant: str):
+    """Choose a variant in the lab by its identity (the options are positions after "normal")."""
+    at.radio(key="lab_variant").set_value(whatif.VARIANTS.index(variant)).run()
+    return at
+
+
+def test_the_page_reads_out_no_softmax_from_the_sentence(model):
+    at = choose(run_app("app_pages/whatif.py"), "no_softmax")
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
-    assert re.search(r"\*\*\d+ of the 36 weights are negative\*\*", text)
-    assert "The rows do not add up to 1" in text
-    assert "Without softmax the output grows with the sentence" in text  # measured on the sentence said 2 and 3 times
-    assert "(0 of the 12 nudges change anything). Its gradient is zero" in text
-    assert "%" not in text.split("And a hard")[0].split("The rows do not")[1].split(" long against")[0]
+    analysis, normal = learned_steps(model, "I am good.")
+    report = whatif.no_softmax_report(normal, 1)  # the page's default: layer 2, head 9, the row of "i"
+    assert report.negative > 0 and f"**{report.negative} of the 36 weights are negative**" in text
+    assert f"{report.row_sums.min():.2f}" in text and f"{report.row_sums.max():.2f}" in text
+    # The sentence said twice and three times: each a real model pass, its mean output length read out.
+    runs = [normal] + [learned_steps(model, " ".join(["I am good."] * count))[1] for count in (2, 3)]
+    soft, hard = whatif.output_growth(runs)
+    assert hard[-1] / hard[0] >= 1.2 and all(f"{value:.2f}" in text for value in (*soft, *hard))
+    pick = whatif.hard_pick(normal.scaled[1])
+    assert pick.hard_moved == 0  # no tie: the flat branch, its numbers read out
+    assert words("whatif.hard_pick_flat", hard_rate=f"{pick.hard_rate:.3f}", moved=0, nudges=12,
+                 gap=f"{pick.gap:.2f}") in text
 
 
 # --- word order ---------------------------------------------------------------------------------------------
@@ -116,25 +139,33 @@ def test_a_shuffle_moves_whole_words_and_keeps_the_markers():
     assert whatif.word_shuffle([None, 0, 0, None], np.array([True, False, False, True])) is None  # one word
 
 
-def test_the_word_order_section_says_its_numbers_and_limits():
-    at = run_app("app_pages/whatif.py")
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_the_word_order_section_says_its_numbers_and_limits(model, sentence):
+    at = run_app("app_pages/whatif.py", sentence)
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
-    assert "the same numbers as before, moved with their words" in text
-    assert "(difference less than 0.00001)" in text
-    assert re.search(r"\*\*With the model's position embeddings\*\* the weights change: \d+% of the attention", text)
-    assert "layer 1 only" in " ".join(c.value for c in at.caption)  # the code's layer 0, counted from 1
+    head = at.selectbox(key="order_head").value
+    analysis = model.analyze(sentence)
+    ids = model.vocabulary_ids(analysis.tokens)
+    order = whatif.word_order(model.embedding_tables(), ids, analysis.word_ids, analysis.is_special,
+                              model.head_weights(0, head), model.layer_weights(0)["ln_eps"])
+    me = int(np.flatnonzero(~analysis.is_special)[at.session_state["token"]])
+    assert f"(difference {plain_small(order.gap_without)})" in text and order.gap_without <= 1e-6
+    moved = order.moved_with
+    assert f"{pct(moved[me])} of the attention of" in text  # the bars' numbers, read out
+    assert "layer 1" in " ".join(c.value for c in at.caption)  # the code's layer 0, counted from 1
 
 
 @pytest.mark.parametrize("mode", ["identity", "random"])
-def test_the_lab_runs_its_new_lessons_in_the_toy_modes_too(mode):
-    at = run_app("app_pages/whatif.py", mode=mode, token=2)
-    radio = at.radio(key="lab_variant")
-    radio.set_value(radio.options.index("no softmax (scores as weights)") + 1).run()
+def test_the_lab_runs_its_new_lessons_in_the_toy_modes_too(model, mode):
+    at = choose(run_app("app_pages/whatif.py", mode=mode, token=2), "no_softmax")
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
-    assert "the row of “good” in the shuffled sentence" in text and "whatever projection the lab above uses" in text
-    assert "add up to" in text and "Its gradient is zero" in text
+    # The word-order lesson reads the model's own first layer, whatever the lab's projection: the toy branch.
+    head = head_name(at.selectbox(key="order_head").value)
+    toy, learned = (words("whatif.order_intro", head=head, toy=toy, shuffled="") for toy in (True, False))
+    assert toy != learned and toy.rstrip(".") in text
+    assert "“good”" in text and f"±{whatif.hard_pick(np.zeros(3)).nudge:g}" in text
 
 
 # --- figures ------------------------------------------------------------------------------------------------
@@ -184,39 +215,49 @@ def test_the_answer_key_lists_every_question_with_its_right_answer(model):
     analysis, steps = learned_steps(model, "I am good.")
     questions = quiz(steps, analysis.tokens, 1, shown=np.flatnonzero(~analysis.is_special))
     sheet = answer_sheet(questions)
-    assert sorted(e.text for e in sheet) == sorted(q.text for q in questions)
+    assert sorted(e.question.key for e in sheet) == sorted(q.key for q in questions)
     assert [e.number for e in sheet] == list(range(1, len(questions) + 1))
-    assert [e.group for e in sheet] == sorted((e.group for e in sheet), key=GROUPS.index)
-    by_text = {q.text: q for q in questions}
+    assert [e.question.group for e in sheet] == sorted((e.question.group for e in sheet), key=GROUPS.index)
     for entry in sheet:
-        q = by_text[entry.text]
-        assert entry.answer == (q.options[q.correct] if q.options else None)
-        assert entry.reason == q.explanation and entry.page == q.page
+        q = entry.question
+        assert (q.right in q.options) if q.options else q.right is None
+        said = shown(q, "en")
+        assert said.answer == (said.options[q.right] if q.options else None)
 
 
 def test_the_last_token_question_names_the_last_token_the_pages_show(model):
     analysis, steps = learned_steps(model, "I am good.")
-    shown = np.flatnonzero(~analysis.is_special)
-    last = {q.key: q for q in quiz(steps, analysis.tokens, 1, shown=shown)}["last_word"]
-    assert "“.”" in last.text and "[SEP]" not in last.text
-    assert last.text == "Walk through attention for “.”, the last token the step pages show."
-    assert f"{steps.weights[4, [0, 5]].sum():.3f} on “[CLS]” and “[SEP]” together" in last.explanation
+    shown_rows = np.flatnonzero(~analysis.is_special)
+    last = {q.key: q for q in quiz(steps, analysis.tokens, 1, shown=shown_rows)}["last_word"]
+    assert last.facts["last"].text == "." and [m.text for m in last.facts["markers"]] == ["[CLS]", "[SEP]"]
+    said = shown(last, "en")
+    assert quote(".") in said.text and "SEP" not in said.text
+    assert said.text == words("quiz.last_word_question", last=quote("."), markers=[quote("[CLS]"), quote("[SEP]")])
+    assert last.facts["marker_total"].value == pytest.approx(steps.weights[4, [0, 5]].sum())
+    assert f"{steps.weights[4, [0, 5]].sum():.3f}" in said.explanation
     every = {q.key: q for q in quiz(steps, analysis.tokens, 1)}["last_word"]  # every row shown: [SEP] is last
-    assert "“[SEP]”" in every.text
+    assert every.facts["last"].text == "[SEP]" and not every.facts["markers"]
+    assert quote("[SEP]") in shown(every, "en").text
 
 
 def test_the_page_shows_all_answers_only_when_asked():
     at = run_app("app_pages/quiz.py")
     assert not at.exception, at.exception
     assert at.toggle(key="quiz_show_answers").value is False
-    assert not any(m.value.startswith("**Answer:**") for m in at.markdown)
+    answer_start = words("quiz.sheet_answer", answer="", explanation="").split(" ")[0]  # its label, whatever it says
+    open_start = words("quiz.sheet_open", explanation="").strip()
+    assert not any(m.value.startswith(answer_start) for m in at.markdown)
     n_radios = len(at.main.radio)  # not the sidebar's
     at.toggle(key="quiz_show_answers").set_value(True).run()
     assert not at.exception, at.exception
-    answers = [m.value for m in at.markdown if m.value.startswith(("**Answer:**", "**A model answer (open"))]
+    answers = [m.value for m in at.markdown if m.value.startswith((answer_start, open_start))]
     numbered = [m.value for m in at.markdown if re.match(r"\*\*\d+\. ", m.value)]
-    assert len(answers) == len(numbered) == n_radios + sum("open" in a for a in answers) >= 20
-    assert len([link for link in at.get("page_link") if link.proto.label.startswith("Read more")]) == len(numbered)
+    assert len(answers) == len(numbered) == n_radios + sum(a.startswith(open_start) for a in answers) >= 20
+    read_more = words("quiz.read_more", page="")
+    assert len([link for link in at.get("page_link") if link.proto.label.startswith(read_more)]) == len(numbered)
     assert not at.main.radio
-    assert "**Answer:** So the output is a weighted average of the values. **Why:**" in "\n".join(answers)
-    assert any("“\\.”, the last token the step pages show." in m for m in numbered)
+    # the right option's words, as the radios show them
+    right = words("quiz.sum_to_one_option_average")
+    assert any(a.startswith(answer_start) and right in a for a in answers)
+    last = words("quiz.last_word_question", last=quote("."), markers=[quote("[CLS]"), quote("[SEP]")])
+    assert any(last in m for m in numbered)

@@ -88,17 +88,24 @@ def whys(at):
 
 
 def test_whys_follow_the_sentence_and_quote_its_numbers():
+    from ui.content import words
+
     at = run_app("app_pages/home.py", "The animal didn't cross the street because it was too tired of Tokenization.")
-    tokens = whys(at)["Why do the tokens look like that?"]
-    for shown in ("“The” shows as “the”", "“didn” + “'” + “t”", "“token” + “\\#\\#ization”", "17 tokens of your sentence"):
+    tokens = whys(at)[words("token_whys.question")]
+    notes = [line for line in tokens.split("\n") if line.startswith("- ")]
+    # one note each: a capital, a word cut into pieces, an apostrophe, punctuation, a repeated token, the markers
+    assert len(notes) == 6, notes
+    pieces = ("“didn” + “'” + “t”", "“token” + “\\#\\#ization”")
+    for shown in ("“The”", "“the”", *pieces, "17"):
         assert shown in tokens
     at = run_app("app_pages/home.py", "dogs bark")  # nothing to explain but the specials: no stale sentence
-    tokens = whys(at)["Why do the tokens look like that?"]
-    assert "uncased" not in tokens and "apostrophe" not in tokens and "2 tokens of your sentence" in tokens
+    tokens = whys(at)[words("token_whys.question")]
+    [note] = [line for line in tokens.split("\n") if line.startswith("- ")]  # the markers' note alone
+    assert "#cls-and-sep" in note and "“dogs”" not in tokens and "2" in tokens
 
-    at = run_app("app_pages/step3_softmax.py", special=True)
-    assert "each add up to 1.0000" in whys(at)["Why must every row add up to 1?"]
-    assert "36 cells" in whys(at)["Why row by row, and not over the whole matrix?"]  # 6 tokens with [CLS]/[SEP]
+    at = run_app("app_pages/step3_softmax.py", special=True)  # 6 tokens with [CLS]/[SEP], every one drawn
+    assert "1.0000" in whys(at)[words("whys.rows_question")]
+    assert "36" in whys(at)[words("whys.row_by_row_question")]
 
 
 def test_whatif_draws_the_uniform_picture():
@@ -144,9 +151,9 @@ def test_every_why_is_plain_and_follows_the_view(model, mode):
         assert developer_words(texts) == []
         assert not any("I am good" in t for t in texts[2:]) or sentence == "I am good."
         joined = "\n".join(texts)
-        assert f"d_k = {steps.d_k} numbers" in joined
+        assert f"d_k = {steps.d_k}" in joined
         assert f"{len(view.tokens)} × {len(view.tokens)}" in joined
-        assert f"all {len(view.tokens) ** 2} cells" in joined
+        assert f"{len(view.tokens) ** 2}" in joined
         normal, uniform = whys.uniform_spread(steps)
         assert np.allclose(uniform, 0, atol=1e-9) and normal.max() > 1e-3
 

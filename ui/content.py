@@ -118,9 +118,9 @@ def words(name: str, /, language: str | None = None, **values) -> str:
 # --- the pseudo-language -------------------------------------------------------------------------------------------
 _ACCENTED = str.maketrans("aeiouyAEIOUYcnszCNSZ", "áéíóúýÁÉÍÓÚÝçñšžÇÑŠŽ")
 # Spans whose letters are not the template's words: filled-in values, inline math, code, HTML tags and entities,
-# a link's address, Streamlit's :material/…: icons.
+# a link's address, Streamlit's :material/…: icons, the model's [CLS] and [SEP], plotly's %{y:.2f}.
 _KEEP = re.compile(rf"{_VALUE_START}.*?{_VALUE_END}|\$[^$\n]+\$|`[^`\n]*`|<[^>\n]*>|&\w+;|\]\([^)\n]*\)"
-                   r"|:material/\w+:|:[a-z]+\[|\\[A-Za-z]+", re.S)
+                   r"|:material/\w+:|:[a-z]+\[|\\[A-Za-z]+|\[[A-Z]+\]|%\{[^}\n]*\}", re.S)
 # A line's Markdown prefix (heading, list item, quote) stays before the opening marker, or the line stops being one.
 _LINE_PREFIX = re.compile(r"^(\s*(?:#{1,6} |[-*+] |\d+\. |> )*)")
 MARK_OPEN, MARK_CLOSE = "⟦", "⟧"
@@ -151,7 +151,9 @@ def english_runs(shown: str, data: tuple[str, ...] = (), run: int = 3) -> list[s
     """Runs of `run` or more English words outside the pseudo-language's markers, once `data` (the typed sentence,
     token names) is taken out: each is a sentence left in code. A word is letters without accents, not all capitals
     (CLS, PCA and W_Q are names, not English)."""
-    outside = re.sub(rf"{MARK_OPEN}.*?{MARK_CLOSE}", " | ", shown, flags=re.S)
+    outside, innermost = shown, re.compile(rf"{MARK_OPEN}[^{MARK_OPEN}{MARK_CLOSE}]*{MARK_CLOSE}")
+    while innermost.search(outside):  # a text filled into another is marked inside its marks: ⟦Open ⟦layer 2⟧ …⟧
+        outside = innermost.sub(" | ", outside)
     for datum in sorted(data, key=len, reverse=True):
         if datum.strip():  # as a whole word: a token "i" must not split "this" into "th s"
             outside = re.sub(rf"(?<![A-Za-z]){re.escape(datum)}(?![A-Za-z])", " | ", outside, flags=re.I)

@@ -8,6 +8,7 @@ from attention.model import AttentionModel, ModelLoadError, SentenceAnalysis, Se
 from serving import models
 from serving.models import analyze, forget_failed_loads
 
+from ui.content import words
 from ui.settings import MAX_SENTENCE_CHARS, Settings, typed_chars
 from ui.text import md, quote
 
@@ -18,7 +19,7 @@ def get_model(name: str | None = None) -> AttentionModel:
 
 
 def _loading_spinner(shown: str):
-    return st.spinner(f"Loading the model ({md(shown)}) — the first time takes a few seconds…")
+    return st.spinner(words("model.loading", name=md(shown) if shown else words("model.server_model")))
 
 
 def preload_model() -> AttentionModel | None:
@@ -34,23 +35,37 @@ def model_or_stop(s: Settings) -> AttentionModel:
     try:
         return get_model(s.model_name or None)
     except ModelLoadError as error:
-        st.error(f"**The model could not be loaded.** {md(str(error))}")
-        if st.button("Try loading the model again", key="retry_model_load"):
+        st.error(words("model.load_failed", error=load_error_text(error)))
+        if st.button(words("model.retry_button"), key="retry_model_load"):
             forget_failed_loads()
             st.rerun()
         st.stop()
+
+
+def load_error_text(error: ModelLoadError) -> str:
+    """Why the model did not load, in the page's language (serving/models.py ModelRefused), else its message."""
+    if isinstance(error, models.ModelRefused):
+        return (words("model.refused_typed", name=md(error.typed)) if error.typed else
+                words("model.refused_server"))
+    return md(str(error))
+
+
+def sentence_error_text(sentence: str) -> str:
+    """What to type instead, when the model cannot read a sentence (attention/model.py SentenceError): an empty
+    one, or one the tokenizer leaves no word of."""
+    return words("model.sentence_empty") if not (sentence or "").strip() else words("model.sentence_no_tokens")
 
 
 def load_analysis(s: Settings) -> tuple[AttentionModel, SentenceAnalysis]:
     """The model and the sentence's model pass, or a clear message and a stop."""
     model = model_or_stop(s)
     if not s.sentence.strip():
-        st.info("Type a sentence in the sidebar to begin (for example: I am good.).")
+        st.info(words("model.empty_sentence"))
         st.stop()
     try:
         analysis = analyze(s.sentence, s.model_name or None)
-    except SentenceError as error:
-        st.info(md(str(error)))
+    except SentenceError:
+        st.info(sentence_error_text(s.sentence))
         st.stop()
     cut = warn_if_cut(s.sentence, MAX_SENTENCE_CHARS, typed_chars(s.sentence))
     warn_if_truncated(analysis, model, say_where=True, cut=cut)
@@ -64,13 +79,12 @@ def warn_if_cut(text: str, limit: int, typed: int | None = None, box: str | None
     if len(text) < limit:
         return False
     end = quote("…" + text[-40:].lstrip())
+    box = md(box) if box else ""
     if typed and typed > limit:
-        said = (f"Your text had {typed:,} characters; a box takes at most {limit:,}, so it was cut after {end} "
-                f"(the other {typed - limit:,} characters were left out).")
+        st.warning(words("model.cut_typed", box=box, typed=f"{typed:,}", limit=f"{limit:,}", end=end,
+                         left_out=f"{typed - limit:,}"))
     else:
-        said = (f"A box takes at most {limit:,} characters and this one is full: your text ends at {end}, and "
-                "anything after that was left out.")
-    st.warning(f"{md(box)}: {said[0].lower()}{said[1:]}" if box else said)
+        st.warning(words("model.cut_full", box=box, limit=f"{limit:,}", end=end))
     return True
 
 
@@ -78,8 +92,7 @@ def warn_if_truncated(analysis: SentenceAnalysis, model: AttentionModel, say_whe
     """A notice when the model read only the start of the text (and, if asked, the words it stopped at).
     cut: the box already cut the text (warn_if_cut said so): the tokens counted are those of what it kept."""
     if analysis.truncated:
-        where = f", up to {quote('…' + analysis.sentence[-40:].lstrip())}" if say_where else ""
-        counted = f"The {MAX_SENTENCE_CHARS:,} characters kept are" if cut else "Your text is"
-        st.warning(f"{counted} {analysis.n_tokens_before_truncation} tokens long; the model reads at most "
-                   f"{model.max_length}, so only the first {analysis.n_tokens} tokens (with [CLS] and [SEP]) "
-                   f"are used{where}.")
+        where = quote("…" + analysis.sentence[-40:].lstrip()) if say_where else ""
+        st.warning(words("model.truncated", cut=cut, kept=f"{MAX_SENTENCE_CHARS:,}", where=where,
+                         n_before=analysis.n_tokens_before_truncation, max_length=model.max_length,
+                         n_tokens=analysis.n_tokens))

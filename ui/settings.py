@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from ui.content import words
+
 
 DEFAULT_SENTENCE = "I am good."
 # Layer 1, head 8 as the code counts (pages say layer 2, head 9): chosen by measuring all 72 heads on the default sentence with lessons/heads.py
@@ -24,42 +26,53 @@ DEFAULT_HEAD = 8
 PRONOUN_HEAD = (3, 1)
 SAME_WORD_HEAD = (2, 9)
 PRONOUN_PRESET = "a head that looks from a pronoun to an earlier noun"
+# The keys are the presets' identities (tests and pages name them); the words shown are in content/<language>/
+# settings.toml under each one's text name: preset_name() and preset_help() (what each was measured on, no number:
+# the pages state the live ones).
+PRESET_TEXT = {
+    "a head that looks at the next word": "next_word",
+    "a head that looks at the previous word": "previous_word",
+    PRONOUN_PRESET: "pronoun",
+    "a head that looks back at the same word said earlier": "same_word",
+}
 HEAD_PRESETS = {
     "a head that looks at the next word": (DEFAULT_LAYER, DEFAULT_HEAD),
     "a head that looks at the previous word": (0, 2),
     PRONOUN_PRESET: PRONOUN_HEAD,
     "a head that looks back at the same word said earlier": SAME_WORD_HEAD,
 }
-# What each preset was measured on, said in its button's help (no number: the pages state the live ones).
-PRESET_HELP = {
-    "a head that looks at the next word":
-        "Chosen by measuring all 72 heads on “I am good.”: the clearest nameable pattern whose row stays soft. "
-        "Checked on the pronoun page's sentences, which it was not chosen on: of all 72 heads it gives the next "
-        "token the most attention there too, most of each row.",
-    "a head that looks at the previous word":
-        "Every word puts almost all its attention on the word before it, in every sentence the app checks it on "
-        "(the pronoun page's sentences).",
-    PRONOUN_PRESET:
-        "Chosen on a few sentences, then checked on others it was not chosen on: there a pronoun gives its "
-        "candidate nouns most of its attention, and the right one more where grammar or an easy cue decides "
-        "(“she” for a woman), but in pairs where only the meaning decides (“too tired” / “too wide”) no more often "
-        "than guessing. It shows where a pronoun looks, not what it means: the pronoun page has the numbers.",
-    "a head that looks back at the same word said earlier":
-        "Chosen on a few sentences that say a word twice (“the cat … the cat”), then checked on others: the second "
-        "copy gives the first more attention than another word of the sentence, in each of them.",
-}
+
+
+def preset_name(preset: str, language: str | None = None) -> str:
+    """A head preset's name (a key of HEAD_PRESETS) as the page's language says it."""
+    return words(f"settings.preset_{PRESET_TEXT[preset]}", language=language)
+
+
+def preset_help(preset: str, language: str | None = None) -> str:
+    return words(f"settings.preset_{PRESET_TEXT[preset]}_help", language=language)
+
+
 @dataclass(frozen=True)
 class Example:
     """A built-in sentence and the lesson it opens on: the head chosen by measurement for it, the token selected."""
-    name: str            # the button's label
+    key: str             # its identity; its button's name and what it shows are in content/<language>/settings.toml
     sentence: str
     focus: str           # the selected token (a label as the pages write it)
     target: str          # the word the lesson is about: the page states the focus token's share on it
     control: str | None  # another noun of the sentence, whose share the page states beside it
     layer: int
     head: int
-    shows: str           # what it shows, in plain words
     partner: str | None = None  # the same sentence with a word changed so that the focus means the control
+
+    @property
+    def name(self) -> str:
+        """The button's label in the page's language."""
+        return words(f"settings.example_{self.key}")
+
+    @property
+    def shows(self) -> str:
+        """What it shows, in plain words, in the page's language."""
+        return words(f"settings.example_{self.key}_shows")
 
 
 # The heads: "I am good." opens on the default (teaching_heads); "river bank" on the head that, of all 72, sends its
@@ -68,22 +81,16 @@ class Example:
 # finding: the start page states the live shares beside it, and for the animal sentence the partner sentence
 # where "it" means the street (the same head still looks at "animal" there). tests/test_examples.py measures each.
 EXAMPLES = (
-    Example("I am good.", "I am good.", "i", "am", None, DEFAULT_LAYER, DEFAULT_HEAD,
-            "where each word looks, in a head where most words look at the next word"),
-    Example("“it” and the animal", "The animal didn't cross the street because it was too tired.", "it", "animal",
-            "street", *PRONOUN_HEAD, "where “it” looks, and whether that follows what “it” means",
-            partner="The animal didn't cross the street because it was too wide."),
-    Example("river bank", "I sat on the river bank and watched the water.", "bank", "river", "water", 0, 4,
-            "“bank” reads “river”, the word that says which bank"),
-    Example("a long sentence", "The old lighthouse keeper, who had lived alone on the island for thirty years, "
-            "finally wrote down the stories the sailors had told him.", "who", "keeper", "island", *PRONOUN_HEAD,
-            "where “who” looks, across a comma"),
+    Example("good", "I am good.", "i", "am", None, DEFAULT_LAYER, DEFAULT_HEAD),
+    Example("animal", "The animal didn't cross the street because it was too tired.", "it", "animal",
+            "street", *PRONOUN_HEAD, partner="The animal didn't cross the street because it was too wide."),
+    Example("river_bank", "I sat on the river bank and watched the water.", "bank", "river", "water", 0, 4),
+    Example("long_sentence", "The old lighthouse keeper, who had lived alone on the island for thirty years, "
+            "finally wrote down the stories the sailors had told him.", "who", "keeper", "island", *PRONOUN_HEAD),
 )
-MODES = {
-    "learned": "the model's own W_Q, W_K, W_V for one layer and head",
-    "random": "seeded random matrices of width d_k",
-    "identity": "the textbook toy: Q = K = V = embeddings",
-}
+# The sidebar's projections, by the short names a shared link carries (?mode=identity); each one's name and caption
+# are in content/<language>/settings.toml.
+MODES = ("learned", "random", "identity")
 D_K_CHOICES = [2, 4, 8, 16, 32, 64, 128, 384]
 # The model reads at most 256 tokens, about 1,200 characters of English; a box takes 3,000 (the part beyond what
 # the model reads stays in the box, and the page says how much was read).

@@ -6,8 +6,9 @@ import html
 import re
 import unicodedata
 
-from lessons.names import (  # noqa: F401  one way every page names a layer and a head, counted from 1
+from ui.names import (  # noqa: F401  one way every page names a layer and a head, counted from 1
     head_name, head_tag, layer_head_name, layer_head_tag, layer_name, layer_tag, people_number)
+from ui.content import words
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~<>$:&])")
 
@@ -53,7 +54,9 @@ def pct(x: float) -> str:
 
 def plain_small(x: float, at_most: bool = False) -> str:
     """A tiny difference a student can read, never in scientific notation ("at most 0.00003" for a bound)."""
-    return "less than 0.00001" if x < 1e-5 else f"{'at most ' if at_most else ''}{x:.5f}"
+    if x < 1e-5:
+        return words("text.tiny")
+    return words("text.at_most", value=f"{x:.5f}") if at_most else f"{x:.5f}"
 
 
 def shorten(text: str, limit: int = 48) -> str:

@@ -10,17 +10,12 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lessons import meaning as me
 from serving import queue, shared
+from ui.content import current_language, words
 
 # Streamlit's cookie against cross-site requests: set once per browser (on its first health check, before any tab's
 # connection), so every tab of a browser sends it; the same browser's cookie differs only in its random mask.
 BROWSER_COOKIE = "_streamlit_xsrf"
-WAITING = {
-    "tabs": "Another tab of yours is working; this one waits its turn — place {place} in line. "
-            "Nothing you typed is lost.",
-    "cheap": "The server is busy; this page waits its turn — place {place} in line.",
-    "costly": "This page runs the model on a lot of text, and such long runs take turns between visitors, one at "
-              "a time — place {place} in line. Shorter text does not wait.",
-}
+WAITING = ("tabs", "cheap", "costly")  # why a tab waits (serving/queue.py); its notice: turns.waiting_<why>
 
 
 def browser_id(cookies, session: str):
@@ -72,6 +67,7 @@ def run_in_turn(navigation, sentence: str | None, model=None) -> None:
     context = get_script_run_ctx()
     session = context.session_id if context else "no session"
     notice, shown, waited = None, None, {}
+    language = current_language()  # the notice may be written while this run waits in serving/queue.py
 
     def show(why: str, place: int) -> None:
         """Write the notice when its place changed, or when a rerun or stop waits (Streamlit ends the run as it
@@ -81,7 +77,7 @@ def run_in_turn(navigation, sentence: str | None, model=None) -> None:
         quick = why == "cheap" and waited[why] == 1   # a cheap run's wait is mostly shorter than a second: no flash
         if (not quick and (why, place) != shown) or interrupted(context):
             notice = notice or st.empty()
-            notice.info(WAITING[why].format(place=place), icon="⏳")
+            notice.info(words(f"turns.waiting_{why}", language=language, place=place), icon="⏳")
             shown = (why, place)
 
     try:
@@ -92,5 +88,4 @@ def run_in_turn(navigation, sentence: str | None, model=None) -> None:
                 notice.empty()
             navigation.run()
     except queue.LineFull:
-        st.info("Many tabs of yours are waiting already; this one has not joined the line. Come back to it when the "
-                "others are done: it will run then, with everything you typed.", icon="⏳")
+        st.info(words("turns.line_full"), icon="⏳")

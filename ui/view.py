@@ -12,6 +12,7 @@ from attention.model import AttentionModel, SentenceAnalysis
 from serving import models
 from serving.sentences import analysis_of
 
+from ui.content import words
 from ui.labels import unique_labels
 from ui.model import load_analysis
 from ui.text import layer_head_name, layer_head_tag, layer_name
@@ -40,18 +41,15 @@ class View:
         """The vectors X the projections start from, named one way on every page: the embeddings (before any
         attention) in the toys, the vectors entering the chosen layer in learned mode."""
         if self.is_toy:
-            return "the embeddings"
-        return f"the vectors entering {layer_name(self.settings.layer, self.model.n_layers)}"
+            return words("view.input_embeddings")
+        return words("view.input_entering", layer=layer_name(self.settings.layer, self.model.n_layers))
 
     @property
     def input_explained(self) -> str:
         """input_name with what those vectors are, for the sentence where X first appears."""
         if self.is_toy or self.settings.layer == 0:
-            return (f"{self.input_name}: each token's vector before any attention (the learned vector of its word "
-                    "plus the learned vector of its position, normalised)")
-        layers = self.settings.layer
-        return (f"{self.input_name}: the previous layer's output, after {layers} "
-                f"layer{'s' if layers > 1 else ''} of attention, not the embeddings")
+            return words("view.input_explained_embeddings", input=self.input_name)
+        return words("view.input_explained_layer", input=self.input_name, layers=self.settings.layer)
 
     @property
     def token(self) -> int:
@@ -96,7 +94,7 @@ class View:
         up to 1), or for scores the two as one key (explain.combined_hidden); None without one."""
         if self.is_toy or not self.hidden.size:
             return None
-        return "[CLS] and [SEP] added up" if kind == "weights" else "[CLS] and [SEP] as one key"
+        return words("view.last_column_weights") if kind == "weights" else words("view.last_column_scores")
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
@@ -162,17 +160,17 @@ class View:
         if s.mode == "learned":
             return layer_head_name(s.layer, s.head, self.model.n_layers)
         if s.mode == "random":
-            return f"random, d_k={s.d_k}, seed {s.seed}"
-        return "identity"
+            return words("view.short_random", d_k=s.d_k, seed=s.seed)
+        return words("view.short_identity")
 
     @property
     def label(self) -> str:
         s = self.settings
         if s.mode == "learned":
-            return f"learned weights, {layer_head_name(s.layer, s.head, self.model.n_layers)}"
+            return words("view.label_learned", head_name=layer_head_name(s.layer, s.head, self.model.n_layers))
         if s.mode == "random":
-            return f"random projections, d_k={s.d_k}, seed {s.seed}"
-        return "identity (Q = K = V = X)"
+            return words("view.label_random", d_k=s.d_k, seed=s.seed)
+        return words("view.label_identity")
 
 
 def steps_for(model: AttentionModel, analysis: SentenceAnalysis, shown: np.ndarray, mode: str, d_k: int, seed: int,

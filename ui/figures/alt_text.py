@@ -7,11 +7,18 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
-FIGURE_TEXT_LABEL = "This figure as text and numbers"
+from ui.content import words
+
+FIGURE_TEXT_LABEL = "This figure as text and numbers"  # English, for tests; a page shows figure_text_label()
 # A screen reader's table stays a table a person can walk through: wider matrices (a vector of 384 numbers per
 # token) are summarised row by row, said so in the sentence.
 TEXT_TABLE_COLUMNS = 40
 TEXT_TABLE_CELLS = 600  # (24 × 24): a larger matrix's table is one summary line a row (and its page payload small)
+
+
+def figure_text_label() -> str:
+    """The text alternative's box label in the page's language."""
+    return words("alt_text.box_label")
 
 
 def _plain(text) -> str:
@@ -64,22 +71,25 @@ def _heatmap_text(trace: dict, layout: dict) -> tuple[list[str], list[list[str]]
     z = np.asarray(trace["z"], dtype=np.float64)
     rows = [_plain(label) for label in trace.get("y", range(z.shape[0]))]
     columns = [_plain(label) for label in trace.get("x", range(z.shape[1]))]
-    row_name = _axis_name(layout, "yaxis", "row")
-    column_name = _axis_name(layout, "xaxis", "column")
+    row_name = _axis_name(layout, "yaxis", words("alt_text.row_default"))
+    column_name = _axis_name(layout, "xaxis", words("alt_text.column_default"))
     top = np.unravel_index(_largest(z), z.shape)
     low = np.unravel_index(_smallest(z), z.shape)
-    said = [f"A grid of {z.shape[0]} rows ({row_name}) by {z.shape[1]} columns ({column_name}), values from "
-            f"{_number(z[low])} to {_number(z[top])}. The largest, {_number(z[top])}, is in row “{rows[top[0]]}”, "
-            f"column “{columns[top[1]]}”."]
+    said = [words("alt_text.grid", n_rows=z.shape[0], row_axis=row_name, n_columns=z.shape[1],
+                  column_axis=column_name, low=_number(z[low]), high=_number(z[top]), top_row=rows[top[0]],
+                  top_column=columns[top[1]])]
     outlined = _outlined_row(layout)
     if outlined is not None and 0 <= outlined < z.shape[0]:
         row = z[outlined]
-        said.append(f"The outlined row “{rows[outlined]}”: largest {_number(row[_largest(row)])} in column "
-                    f"“{columns[_largest(row)]}”, smallest {_number(row[_smallest(row)])} in column "
-                    f"“{columns[_smallest(row)]}”.")
+        said.append(words("alt_text.outlined_row", row=rows[outlined], high=_number(row[_largest(row)]),
+                          high_column=columns[_largest(row)], low=_number(row[_smallest(row)]),
+                          low_column=columns[_smallest(row)]))
     if z.shape[1] > TEXT_TABLE_COLUMNS or z.size > TEXT_TABLE_CELLS:
-        said.append(f"The table gives each row's two largest and its smallest of its {z.shape[1]} values.")
-        header = [row_name, "largest", f"at {column_name}", "second", "at", "smallest", "at"]
+        said.append(words("alt_text.summary_table", n_columns=z.shape[1]))
+        at = words("alt_text.summary_at")
+        header = [row_name, words("alt_text.summary_largest"), words("alt_text.summary_largest_at",
+                  column_axis=column_name), words("alt_text.summary_second"), at,
+                  words("alt_text.summary_smallest"), at]
         body = []
         for r in range(z.shape[0]):
             first = _largest(z[r])
@@ -96,19 +106,20 @@ def _heatmap_text(trace: dict, layout: dict) -> tuple[list[str], list[list[str]]
 def _panels_text(traces: list[dict], layout: dict) -> tuple[list[str], list[list[str]], list[str]]:
     """Small multiples: per panel its strongest cell; the table names each row's strongest column per panel."""
     names = [_plain(a.get("text", "")) for a in layout.get("annotations", [])]
-    names = [name.split(":")[0] or f"panel {i}" for i, name in enumerate(names)] + \
-        [f"panel {i}" for i in range(len(names), len(traces))]
-    said = [f"{len(traces)} grids side by side, one per panel ({', '.join(names[:len(traces)])})."]
+    names = [name.split(":")[0] or words("alt_text.panel_default", number=i) for i, name in enumerate(names)] + \
+        [words("alt_text.panel_default", number=i) for i in range(len(names), len(traces))]
+    said = [words("alt_text.panels", n=len(traces), names=", ".join(names[:len(traces)]))]
     strongest = []
     for name, trace in zip(names, traces):
         z = np.asarray(trace["z"], dtype=np.float64)
         rows, columns = [_plain(t) for t in trace["y"]], [_plain(t) for t in trace["x"]]
         r, c = np.unravel_index(_largest(z), z.shape)
-        strongest.append(f"{name}: {_number(z[r, c])} from “{rows[r]}” to “{columns[c]}”")
-    said.append("Strongest cell of each: " + "; ".join(strongest) + ".")
-    said.append("The table gives, for each row, the column it gives the most in each panel.")
+        strongest.append(words("alt_text.panel_strongest", name=name, value=_number(z[r, c]), row=rows[r],
+                               column=columns[c]))
+    said.append(words("alt_text.panels_strongest", cells="; ".join(strongest)))
+    said.append(words("alt_text.panels_table"))
     first = traces[0]
-    header = ["row"] + names[:len(traces)]
+    header = [words("alt_text.row_default")] + names[:len(traces)]
     body = []
     for r, label in enumerate(first["y"]):
         cells = [_plain(label)]
@@ -125,17 +136,18 @@ def _series_text(traces: list[dict], layout: dict) -> tuple[list[str], list[list
     category_key, value_key = ("y", "x") if horizontal else ("x", "y")
     categories = [_plain(v) if not isinstance(v, (int, float, np.number)) else _number(v)
                   for v in traces[0][category_key]]
-    category_name = _axis_name(layout, "yaxis" if horizontal else "xaxis", "item")
+    category_name = _axis_name(layout, "yaxis" if horizontal else "xaxis", words("alt_text.item_default"))
     said = []
     names = []
     for i, trace in enumerate(traces):
         values = np.asarray(trace[value_key], dtype=np.float64)
-        name = _plain(trace.get("name") or (f"series {i + 1}" if len(traces) > 1 else "value"))
+        name = _plain(trace.get("name") or (words("alt_text.series_default", number=i + 1) if len(traces) > 1
+                                            else words("alt_text.value_default")))
         names.append(name)
         top, low = _largest((values)), _smallest((values))
-        said.append(f"{name}: from {_number(values[0])} at “{categories[0]}” to {_number(values[-1])} at "
-                    f"“{categories[-1]}”; largest {_number(values[top])} at “{categories[top]}”, smallest "
-                    f"{_number(values[low])} at “{categories[low]}”.")
+        said.append(words("alt_text.series", name=name, first=_number(values[0]), first_at=categories[0],
+                          last=_number(values[-1]), last_at=categories[-1], high=_number(values[top]),
+                          high_at=categories[top], low=_number(values[low]), low_at=categories[low]))
     header = [category_name] + names
     body = [[category] + [_number(trace[value_key][k]) for trace in traces] for k, category in enumerate(categories)]
     return said, header, body
@@ -171,11 +183,11 @@ def figure_text(fig: go.Figure) -> tuple[str, list[str], list[list[str]]]:
         header = [_plain(h) for h in table["header"]["values"]]
         columns = table["cells"]["values"]
         body = [[_plain(column[r]) for column in columns] for r in range(len(columns[0]))]
-        said = [f"A table of {len(body)} rows and {len(header)} columns ({', '.join(header)})."]
+        said = [words("alt_text.table", n_rows=len(body), n_columns=len(header), columns=", ".join(header))]
         try:
             last = np.array([float(row[-1]) for row in body])
             top = _largest(last)
-            said.append(f"The largest {header[-1]}, {body[top][-1]}, is in row “{body[top][0]}”.")
+            said.append(words("alt_text.table_largest", column=header[-1], value=body[top][-1], row=body[top][0]))
         except ValueError:  # a column of words
             pass
     name = _figure_name(layout)

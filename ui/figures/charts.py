@@ -7,6 +7,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.content import words
 from ui.figures.alt_text import _plain
 from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure, _grid_domains,
                      axis_labels, font_sizes)
@@ -113,7 +114,7 @@ def token_lines(weights, query_tokens, key_tokens, title: str, selected: int | N
             "text": [f"<b>{t}</b>" if i == selected else t for i, t in enumerate(axis_labels(query_tokens))],
             "textposition": "middle left", "textfont": {"size": size, "color": TICK_COLOUR}, "hoverinfo": "skip"}
     right_text = axis_labels(key_tokens)
-    hover = [f"{right_text[j]}: {weights[selected, j]:.1%} of the attention of the selected token"
+    hover = [words("figures.lines_hover", token=right_text[j], share=f"{weights[selected, j]:.1%}")
              if selected is not None else right_text[j] for j in range(n_k)]
     right = {"type": "scatter", "mode": "text", "x": [1.0] * n_k, "y": list(range(n_k)), "text": right_text,
              "textposition": "middle right", "textfont": {"size": size, "color": TICK_COLOUR}, "hovertext": hover,
@@ -123,9 +124,9 @@ def token_lines(weights, query_tokens, key_tokens, title: str, selected: int | N
                    meta={"text": _lines_text(weights, query_tokens, key_tokens, selected)},
                    xaxis={"range": [-0.9, 1.9], "visible": False, "fixedrange": True},
                    yaxis={"range": [max(n_q, n_k) - 0.5, -1.4], "visible": False, "fixedrange": True},
-                   annotations=[{"text": "looking (query)", "x": 0.0, "y": -0.9, "xanchor": "right",
+                   annotations=[{"text": words("figures.lines_looking"), "x": 0.0, "y": -0.9, "xanchor": "right",
                                  "showarrow": False, "xref": "x", "yref": "y", "font": {"color": SUBTITLE_COLOUR}},
-                                {"text": "looked at (key)", "x": 1.0, "y": -0.9, "xanchor": "left",
+                                {"text": words("figures.lines_looked_at"), "x": 1.0, "y": -0.9, "xanchor": "left",
                                  "showarrow": False, "xref": "x", "yref": "y", "font": {"color": SUBTITLE_COLOUR}}])
 
 
@@ -134,16 +135,17 @@ def _lines_text(weights, query_tokens, key_tokens, selected: int | None) -> dict
     strongest key."""
     queries = [_plain(t) for t in axis_labels(query_tokens)]
     keys = [_plain(t) for t in axis_labels(key_tokens)]
-    said = ["Lines join each token on the left (looking) to the tokens it looks at on the right; thicker means "
-            "more attention."]
+    said = [words("figures.lines_said")]
     if selected is not None:
         row = weights[selected]
         order = np.argsort(row)[::-1][:3]
-        said.append(f"“{queries[selected]}” looks most at " +
-                    ", ".join(f"“{keys[j]}” ({100 * row[j]:.0f}%)" for j in order) + ".")
-        return {"said": said, "header": ["key token (looked at)", f"share of “{queries[selected]}”"],
+        said.append(words("figures.lines_looks_most", query=queries[selected], keys=", ".join(
+            words("figures.lines_key_share", key=keys[j], share=f"{100 * row[j]:.0f}%") for j in order)))
+        return {"said": said, "header": [words("figures.axis_key"),
+                                         words("figures.lines_share_of", query=queries[selected])],
                 "rows": [[keys[j], f"{100 * row[j]:.1f}%"] for j in range(len(keys))]}
-    return {"said": said, "header": ["query token (looking)", "looks most at", "share"],
+    return {"said": said, "header": [words("figures.axis_query"), words("figures.lines_looks_most_at"),
+                                     words("figures.lines_share")],
             "rows": [[queries[i], keys[int(np.argmax(r))], f"{100 * r.max():.1f}%"] for i, r in enumerate(weights)]}
 
 
@@ -175,7 +177,8 @@ def band_panels(x, panels: dict[str, dict[str, tuple]], title: str, x_title: str
             traces.append({"type": "scatter", "x": x, "y": np.asarray(mean, dtype=np.float64), "mode": "lines",
                            "name": html.escape(name), "showlegend": index == 0,
                            "line": {"color": colour, "width": 2, "dash": "dot" if low is None else "solid"},
-                           "hovertemplate": f"{html.escape(name)}<br>step %{{x}}: %{{y:.4f}}<extra></extra>",
+                           "hovertemplate": f"{html.escape(name)}<br>{words('figures.band_step')} %{{x}}: "
+                                            "%{y:.4f}<extra></extra>",
                            **where})
         axes[f"xaxis{suffix}"] = {"domain": list(domains[index]), "anchor": f"y{suffix}",
                                   "title": _axis_title(x_title)}

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ui import content  # as content.words: attention_history has a parameter named words
 from ui.figures.alt_text import _plain
 from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _category_axis, _figure, _grid_domains, axis_labels,
                      font_sizes)
@@ -53,13 +54,14 @@ def paired_bar_panels(panels: dict[str, dict[str, np.ndarray]], tokens, title: s
     plain_tokens = [_plain(t) for t in labels]
     columns = [(panel, name, np.asarray(values, dtype=np.float64)) for panel, series in panels.items()
                for name, values in series.items()]
-    said = [f"{len(panels)} bar charts side by side ({', '.join(_plain(p) for p in panels)}), each with "
-            f"{len(names)} bars per token ({', '.join(_plain(n) for n in names)})."]
+    said = [content.words("diagrams.pairs_said", n_panels=len(panels), panels=", ".join(_plain(p) for p in panels),
+                          n_series=len(names), series=", ".join(_plain(n) for n in names))]
     for panel, series in panels.items():
         first, *rest = [np.asarray(v, dtype=np.float64) for v in series.values()]
         gap = max((float(np.abs(first - other).max()) for other in rest), default=0.0)
-        said.append(f"{_plain(panel)}: the bars differ by at most {100 * gap:.1f} percentage points.")
-    text = {"said": said, "header": ["token"] + [f"{_plain(p)}: {_plain(n)}" for p, n, _ in columns],
+        said.append(content.words("diagrams.pairs_gap", panel=_plain(panel), gap=f"{100 * gap:.1f}"))
+    text = {"said": said, "header": [content.words("diagrams.pairs_token")]
+            + [f"{_plain(p)}: {_plain(n)}" for p, n, _ in columns],
             "rows": [[token] + [f"{100 * values[k]:.1f}%" for _, _, values in columns]
                      for k, token in enumerate(plain_tokens)]}
     return _figure(traces, title, teaching, 760 if stacked else 400, barmode="group",
@@ -103,43 +105,45 @@ def attention_history(words, title: str, teaching: bool = False, narrow: bool = 
     traces = [
         {"type": "scatter", "mode": "markers+text", "x": xs, "y": [lift] * n, "text": labels,
          "textposition": "bottom center", "textfont": text, "hoverinfo": "text",
-         "hovertext": [f"state after reading {w}" for w in labels], "showlegend": False,
+         "hovertext": [content.words("diagrams.history_state_hover", word=w) for w in labels], "showlegend": False,
          "marker": {**node, "color": "#dbeafe"}},
-        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55 + lift], "text": ["decoder state (asks)"],
+        {"type": "scatter", "mode": "markers+text", "x": [0.5], "y": [1.55 + lift],
+         "text": [content.words("diagrams.history_decoder")],
          "textposition": "top center", "textfont": text, "hoverinfo": "text", "showlegend": False,
-         "hovertext": ["the translation written so far: it asks which source words matter now"],
+         "hovertext": [content.words("diagrams.history_decoder_hover")],
          "marker": {**node, "color": HIGHLIGHT}},
         {"type": "scatter", "mode": "markers+text", "x": [p[0] for p in points], "y": [p[1] for p in points],
          "text": labels, "textfont": text, "hoverinfo": "text", "showlegend": False,
          # Each label outside the circle, away from the lines: above the upper half's words, below the lower's.
          "textposition": ["top center" if y >= centre[1] else "bottom center" for _, y in points],
-         "hovertext": [f"{w} asks every word, and answers every word" for w in labels],
+         "hovertext": [content.words("diagrams.history_word_hover", word=w) for w in labels],
          "marker": {**node, "color": "#dbeafe"}},
     ]
     small = {"size": sizes["base"], "color": SUBTITLE_COLOUR}
     annotations += [
-        {"text": "<b>Before (2014): translation with attention</b>", "x": 0.5, "y": 2.15 + lift, "xref": "x",
+        {"text": content.words("diagrams.history_before_title"), "x": 0.5, "y": 2.15 + lift, "xref": "x",
          "yref": "y", "showarrow": False, "font": text},
-        {"text": "source words' states (answer),<br>read one at a time →" if narrow else
-         "source words' states (answer), read one at a time →", "x": 0.5, "y": -0.55 + lift - 0.1 * narrow,
+        {"text": content.words("diagrams.history_source", narrow=narrow), "x": 0.5, "y": -0.55 + lift - 0.1 * narrow,
          "xref": "x", "yref": "y", "showarrow": False, "font": small},
-        {"text": "<b>Self-attention</b>", "x": centre[0], "y": 2.15, "xref": "x", "yref": "y", "showarrow": False,
+        {"text": content.words("diagrams.history_self_title"), "x": centre[0], "y": 2.15, "xref": "x", "yref": "y",
+         "showarrow": False,
          "font": text},
-        {"text": "every word asks every word, all at once", "x": centre[0], "y": -0.55, "xref": "x", "yref": "y",
+        {"text": content.words("diagrams.history_self"), "x": centre[0], "y": -0.55, "xref": "x", "yref": "y",
          "showarrow": False, "font": small},
     ]
     far = max(n - 1, 1)
     plain = [_plain(w) for w in labels]
-    meta = {"said": [
-        f"A drawing, not a measurement: no line carries a number. Left, a translation model of 2014 reads the "
-        f"{n} source words one at a time, each state passed on to the next, and one decoder state asks all "
-        f"{n} source states which matter for the next word it writes. Right, self-attention: the same {n} words, "
-        f"each asking every word of its own sentence at once ({n * (n - 1) // 2} lines)."],
-        "header": ["", "before: encoder–decoder attention", "self-attention"],
-        "rows": [["who asks", "one decoder state (the translation so far)", f"each of the {n} words"],
-                 ["who answers", f"the {n} source states", f"the same {n} words"],
-                 ["how the words are read", "one at a time, in order", "all at once"],
-                 [f"steps from “{plain[0]}” to “{plain[-1]}”", f"{far} (state to state)", "1"]]}
+    w = content.words
+    meta = {"said": [w("diagrams.history_said", n=n, lines=n * (n - 1) // 2)],
+            "header": ["", w("diagrams.history_before"), w("diagrams.history_self_column")],
+            "rows": [[w("diagrams.history_who_asks"), w("diagrams.history_who_asks_before"),
+                      w("diagrams.history_who_asks_self", n=n)],
+                     [w("diagrams.history_who_answers"), w("diagrams.history_who_answers_before", n=n),
+                      w("diagrams.history_who_answers_self", n=n)],
+                     [w("diagrams.history_how_read"), w("diagrams.history_how_read_before"),
+                      w("diagrams.history_how_read_self")],
+                     [w("diagrams.history_steps", first=plain[0], last=plain[-1]),
+                      w("diagrams.history_steps_before", steps=far), "1"]]}
     height = (700 if narrow else 360) + (70 if teaching else 0)
     return _figure(traces, title, teaching, height, shapes=shapes, annotations=annotations, meta={"text": meta},
                    xaxis={"range": [-0.15, 1.15] if narrow else [-0.15, 2.45], "visible": False, "fixedrange": True},

@@ -14,6 +14,7 @@ import html
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.content import words
 from ui.text import layer_head_name, layer_tag
 from ui.figures.animation import with_frames
 from ui.figures.layout import FOCUS_FROM, TICK_COLOUR, focus_rows, font_sizes, split_title
@@ -35,24 +36,32 @@ def frame_name(layer: int, head: int, n_heads: int = 12) -> str:
     return str(layer * n_heads + head)
 
 
-# describe_heads's targets as a title says them: "62% to the token before".
-TARGET_WORDS = {"itself": "itself", "previous token": "the token before", "next token": "the token after",
-                "[CLS]": "[CLS]", "[SEP]": "[SEP]", "punctuation": "punctuation"}
+def target_words(target: str, language: str | None = None) -> str:
+    """One of describe_heads's targets as a title says it ("the token before"); the markers by their names; ""
+    for a head whose attention is spread out (no target named)."""
+    if target in ("[CLS]", "[SEP]"):
+        return target
+    return {"itself": lambda: words("head_flip.target_itself", language=language),
+            "previous token": lambda: words("head_flip.target_previous", language=language),
+            "next token": lambda: words("head_flip.target_next", language=language),
+            "punctuation": lambda: words("head_flip.target_punctuation", language=language)}.get(target, str)()
 
 
-def where_it_goes(target: str, share: float) -> str:
+def where_it_goes(target: str, share: float, language: str | None = None) -> str:
     """What describe_heads measured on one sentence, said as that: "62% to [SEP]" (the average share of a row),
     or "spread out" when no target gets its threshold. A measurement of this sentence, not a role."""
     from lessons.heads import LARGEST_TARGET_SHARE
     from ui.text import pct
 
-    if target not in TARGET_WORDS:
-        return f"spread out (no target gets {pct(LARGEST_TARGET_SHARE)})"
-    return f"{pct(share)} to {TARGET_WORDS[target]}"
+    named = target_words(target, language)
+    if not named:
+        return words("head_flip.spread_out", language=language, threshold=pct(LARGEST_TARGET_SHARE))
+    return words("head_flip.goes_to", language=language, share=pct(share), target=named)
 
 
-def head_title(layer: int, head: int, target: str, share: float) -> str:
-    return f"{layer_head_name(layer, head, capital=True)}: {where_it_goes(target, share)}"
+def head_title(layer: int, head: int, target: str, share: float, language: str | None = None) -> str:
+    return words("head_flip.frame_title", language=language, head=layer_head_name(layer, head, capital=True),
+                 goes=where_it_goes(target, share, language))
 
 
 def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
@@ -64,24 +73,26 @@ def flip_rows(n_tokens: int, selected: int, teaching: bool) -> range:
 
 def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = False, selected: int = 0,
                   start: tuple[int, int] = (0, 0), head_links: list[list[str]] | None = None,
-                  key_tokens=None, last_column: str | None = None) -> go.Figure:
+                  key_tokens=None, last_column: str | None = None, language: str | None = None) -> go.Figure:
     """attentions: [layers][heads, n, n_keys] (the model's own weights, as drawn); tokens: row labels (unique);
     key_tokens: column labels when they are not the rows (the hidden markers as one column, said by last_column);
     roles: [layers][heads] of (role, share) (lessons/heads.py describe_heads); selected: the selected token's row
     (outlined, and the focus window's centre); start: the frame shown first; head_links: per layer and head, the
-    address of the step pages showing that head (a link under the title of each frame)."""
+    address of the step pages showing that head (a link under the title of each frame); language: the words' (the
+    page's when None; the offline file is built outside the page's run)."""
     n_layers, n_heads = len(attentions), len(attentions[0])
     n = len(tokens)
     rows = flip_rows(n, selected, teaching)
     row_tokens = list(tokens)[rows.start:rows.stop]
-    y_title = "query token (looking)" if len(rows) == n else f"query token · rows {rows.start + 1}–{rows.stop} of {n}"
+    y_title = (words("head_flip.axis_query", language=language) if len(rows) == n else
+               words("head_flip.axis_query_window", language=language, first=rows.start + 1, last=rows.stop, n=n))
 
     def z_of(layer: int, head: int):
         return np.asarray(attentions[layer][head][rows.start:rows.stop], dtype=np.float32)
 
     def title_of(layer: int, head: int) -> str:
         role, share = roles[layer][head]
-        return f"{head_title(layer, head, role, share)} · “{' '.join(str(sentence).split())}”"
+        return f"{head_title(layer, head, role, share, language)} · “{' '.join(str(sentence).split())}”"
 
     first_layer, first_head = start
     base = matrix_heatmap(z_of(first_layer, first_head), row_tokens, key_tokens or tokens,
@@ -110,7 +121,8 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
         for head in range(n_heads):
             frame_layout = {"title": {"text": html.escape(split_title(title_of(layer, head))[0], quote=False)}}
             if head_links:
-                frame_layout["annotations"] = [_link_annotation(head_links[layer][head], layer, head, link_font, top)]
+                frame_layout["annotations"] = [_link_annotation(head_links[layer][head], layer, head, link_font, top,
+                                                                language)]
             frames.append({"name": frame_name(layer, head, n_heads), "data": [{"type": "heatmap", "z": z_of(layer, head)}],
                            "traces": [0], "layout": frame_layout})
             steps.append({"method": "animate", "label": layer_tag(layer) if head == 0 else "",
@@ -119,15 +131,15 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
                                     "transition": {"duration": 0}}]})
     if head_links:
         layout["annotations"] = [_link_annotation(head_links[first_layer][first_head], first_layer, first_head,
-                                                  link_font, top)]
+                                                  link_font, top, language)]
     # Play runs every frame from the head on screen round to the one before it (plotly's fromcurrent knows no
     # current frame before the first one is animated: with all frames, Play jumped back to the first head).
     names = [frame["name"] for frame in frames]
     first = first_layer * n_heads + first_head
-    play = {"label": "▶ Play", "method": "animate",
+    play = {"label": words("head_flip.play", language=language), "method": "animate",
             "args": [names[first:] + names[:first], {"frame": {"duration": FRAME_MS, "redraw": True},
                                                      "fromcurrent": True, "transition": {"duration": 0}}]}
-    pause = {"label": "❚❚ Pause", "method": "animate",
+    pause = {"label": words("head_flip.pause", language=language), "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
     layout["updatemenus"] = [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
@@ -144,8 +156,9 @@ def head_flipbook(attentions, tokens, roles, sentence: str, teaching: bool = Fal
     return with_frames(go.Figure({"data": [trace], "layout": layout}, _validate=False), frames)
 
 
-def _link_annotation(href: str, layer: int, head: int, font: dict, plot_top: float) -> dict:
+def _link_annotation(href: str, layer: int, head: int, font: dict, plot_top: float, language: str | None) -> dict:
     """"Open this head in the step pages": a link in the figure, so the frame on screen decides the head."""
-    return {"text": f'<a href="{html.escape(href)}" target="_self">Open {layer_head_name(layer, head)} in the '
-                    'step pages →</a>', "showarrow": False, "xref": "paper", "yref": "paper", "x": 1.0, "y": plot_top,
+    opens = words("head_flip.open_head", language=language, head=layer_head_name(layer, head))
+    return {"text": f'<a href="{html.escape(href)}" target="_self">{html.escape(opens, quote=False)}</a>',
+            "showarrow": False, "xref": "paper", "yref": "paper", "x": 1.0, "y": plot_top,
             "xanchor": "right", "yanchor": "bottom", "yshift": 6, "font": font}

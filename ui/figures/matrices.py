@@ -8,6 +8,7 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
+from ui.content import words
 from ui.text import head_tag, layer_tag
 from ui.figures.layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGHLIGHT, PREFERENCE_SCALE, SIGNED_SCALE,
                      TEACHING_CELL_TEXT_LIMIT, TICK_COLOUR, WEIGHTS_SCALE, _axis_title, _category_axis, _figure,
@@ -17,7 +18,7 @@ from ui.figures.layout import (CELL_TEXT_LIMIT, DISTANCE_SCALE, FOCUS_FROM, HIGH
 
 def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weights",
                    highlight_row: int | None = None, teaching: bool = False,
-                   x_title: str = "key token (looked at)", y_title: str = "query token (looking)",
+                   x_title: str | None = None, y_title: str | None = None,
                    value_limit: int | None = None, column_groups: int | None = None, bound: float | None = None,
                    last_column: str | None = None):
     """A matrix with tokens on the axes. kind: 'weights' (0..1), 'signed' (diverging at 0) or 'vectors'.
@@ -32,13 +33,18 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     one, or their weights added up), said in the figure itself: under the axis, and a dashed line sets it apart.
     """
     matrix = np.asarray(matrix, dtype=np.float32)  # float32 keeps the page's payload small
+    x_short = words("figures.axis_key_short") if x_title is None else x_title.split(" (")[0]
+    y_short = words("figures.axis_query_short") if y_title is None else y_title.split(" (")[0]
+    x_title = words("figures.axis_key") if x_title is None else x_title
+    y_title = words("figures.axis_query") if y_title is None else y_title
     rows = axis_labels(row_tokens)
     if kind != "weights":
         bound = bound or float(np.abs(matrix).max()) or 1.0  # the whole matrix's range, also in a focus view
     if teaching and highlight_row is not None and matrix.shape[0] >= FOCUS_FROM:
         kept = focus_rows(matrix.shape[0], highlight_row)
         # Short: an upright axis title longer than the 11 rows would run into the subtitle.
-        y_title = f"{y_title.split(' (')[0]} · rows {kept.start + 1}–{kept.stop} of {matrix.shape[0]}"
+        y_title = words("figures.axis_rows_shown", axis=y_short, first=kept.start + 1, last=kept.stop,
+                        n=matrix.shape[0])
         matrix, rows = matrix[kept.start:kept.stop], rows[kept.start:kept.stop]
         highlight_row -= kept.start
     # a vector's numbers counted from 1, as people count (the dimension axis of Q, K, V and outputs)
@@ -58,8 +64,9 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     trace = {
         "type": "heatmap", "z": matrix, "x": cols, "y": rows, **colour,
         "textfont": {"size": sizes["cell"]},
+        # plotly's %{…} in code: the pseudo-language would accent their letters
         "hovertemplate": f"{html.escape(y_title)}: %{{y}}<br>{html.escape(x_title)}: %{{x}}<br>"
-                         f"value: %{{z:.4f}}<extra></extra>",
+                         f"{words('figures.hover_value')}: %{{z:.4f}}<extra></extra>",
         "colorbar": {"thickness": 12},
         "xgap": 1 if show_values else 0, "ygap": 1 if show_values else 0,
     }
@@ -74,7 +81,7 @@ def matrix_heatmap(matrix, row_tokens, col_tokens, title: str, kind: str = "weig
     height = int(min(1700 if teaching else 900, 140 + side * row_px)) if col_tokens is not None else \
         int(min(1700 if teaching else 700, 140 + side * (30 if teaching else 26)))
     if last_column and col_tokens is not None:
-        x_title = f"{x_title.split(' (')[0]} · last column: {last_column}"  # short: a phone's width holds it
+        x_title = words("figures.axis_last_column", axis=x_short, last_column=last_column)  # a phone holds it
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": matrix.shape[1] - 1.5,
                        "x1": matrix.shape[1] - 1.5, "y0": 0, "y1": 1,
                        "line": {"color": "#4b5563", "width": 2, "dash": "dash"}})
@@ -111,8 +118,8 @@ def layer_head_grid(values, title: str, teaching: bool = False, highlight: tuple
         shapes.append({"type": "rect", "x0": head - 0.5, "x1": head + 0.5, "y0": layer - 0.5, "y1": layer + 0.5,
                        "line": {"color": HIGHLIGHT, "width": 3}})
     return _figure([trace], title, teaching, 150 + 48 * n_layers, top_axis=True,
-                   yaxis=_reversed_category_axis(title=_axis_title("layer")),
-                   xaxis=_category_axis(title=_axis_title("head")), shapes=shapes)
+                   yaxis=_reversed_category_axis(title=_axis_title(words("figures.axis_layer"))),
+                   xaxis=_category_axis(title=_axis_title(words("figures.axis_head"))), shapes=shapes)
 
 
 # The width a slide gives a figure (1280 px screen, the page's padding): multi-head panels a row in teaching mode.
@@ -149,7 +156,7 @@ def small_multiples(matrices, tokens, titles, title: str, columns: int = 4, teac
         token = html.escape(str(tokens[selected]), quote=False)
         return matrix_heatmap(np.stack([np.asarray(m)[selected] for m in matrices]), titles,
                               key_tokens or tokens, title, kind="weights", teaching=True,
-                              x_title="key token (looked at)", y_title=f"head · the row of “{token}”")
+                              x_title=words("figures.axis_key"), y_title=words("figures.axis_head_row", token=token))
     n = len(matrices)
     labels = axis_labels(tokens)
     keys = axis_labels(key_tokens) if key_tokens is not None else labels
@@ -203,7 +210,7 @@ def _multiples_grid(n: int, columns: int, gap_px: int, panel_px: int):
 def similarity_map(matrix, labels, title: str, teaching: bool = False):
     trace = {"type": "heatmap", "z": np.asarray(matrix, dtype=np.float32), "x": labels, "y": labels,
              "colorscale": DISTANCE_SCALE, "zmin": 0, "hovertemplate": "%{y} vs %{x}: %{z:.3f}<extra></extra>",
-             "colorbar": {"thickness": 12, "title": {"text": "distance"}}}
+             "colorbar": {"thickness": 12, "title": {"text": words("figures.distance")}}}
     return _figure([trace], title, teaching, 520, yaxis=_reversed_category_axis(), xaxis=_category_axis())
 
 
@@ -217,23 +224,24 @@ def query_meets_keys(products, scores, key_tokens, query_token: str, title: str,
     heat = {"type": "heatmap", "z": products, "x": list(range(products.shape[1])), "y": labels,
             "colorscale": SIGNED_SCALE, "zmin": -bound, "zmax": bound, "zmid": 0.0, "xaxis": "x", "yaxis": "y",
             "colorbar": {"thickness": 10, "x": 0.66, "title": {"text": "q×k"}},
-            "hovertemplate": f"q({query}) × k(%{{y}}), number %{{x}}: %{{z:.3f}}<extra></extra>"}
+            "hovertemplate": f"q({query}) × k(%{{y}}), {words('figures.hover_number')} %{{x}}: %{{z:.3f}}"
+                             "<extra></extra>"}
     bars = {"type": "bar", "orientation": "h", "x": scores, "y": labels, "xaxis": "x2", "yaxis": "y2",
             "marker": {"color": ["#dc2626" if v >= 0 else "#2563eb" for v in scores]},
-            "hovertemplate": "score with %{y}: %{x:.4f}<extra></extra>"}
+            "hovertemplate": f"{words('figures.hover_score_with')} %{{y}}: %{{x:.4f}}<extra></extra>"}
     # On a slide every key keeps its 18 px label: the figure grows past a screen's height rather than thin them.
     height = int(min(1600 if teaching else 900, 160 + max(len(labels), 3) * (34 if teaching else 26)))
     # A phone's narrow panel (inside a "More detail" box, narrower still): short axis titles, three sum ticks.
     phone = on_a_phone()
     sums_axis = {"domain": [0.76, 1.0], "anchor": "y2", "side": "top", "zeroline": True,
-                 "title": _axis_title("score" if phone else "sum = score")}
+                 "title": _axis_title(words("figures.axis_score") if phone else words("figures.axis_sum_score"))}
     if phone:
         sums_axis["nticks"] = 3
     return _figure([heat, bars], title, teaching, height, top_axis=True,
                    xaxis={"domain": [0.0, 0.62], "side": "top",
                           "title": _axis_title(f"q({query})ᵢ × kᵢ" if phone else
-                                               f"the {products.shape[1]} numbers: q({query})ᵢ × kᵢ")},
-                   yaxis=_reversed_category_axis(title=_axis_title("key token")),
+                                               words("figures.axis_products", n=products.shape[1], query=query))},
+                   yaxis=_reversed_category_axis(title=_axis_title(words("figures.axis_key_short"))),
                    xaxis2=sums_axis,
                    # Each sum as a tick label right of its bar: the margin grows for it, so it is never cut (as
                    # text on a bar it was, on a phone: "25.95" drawn as "2").
@@ -256,7 +264,8 @@ def softmax_table(arithmetic, key_tokens, columns, title: str, teaching: bool = 
     # Dark text (plotly's default, inherited from Streamlit's theme, was grey rgb(128,132,149): 3.7:1 on white).
     font = {"size": size, "color": TICK_COLOUR}
     trace = {"type": "table", "columnwidth": [1.4] + [1.0] * arithmetic.shape[1],
-             "header": {"values": ["key token"] + [html.escape(c) for c in columns], "align": "center",
+             "header": {"values": [words("figures.axis_key_short")] + [html.escape(c) for c in columns],
+                        "align": "center",
                         "fill": {"color": "#e5e7eb"}, "font": font, "height": header_height},
              "cells": {"values": cells, "align": ["left"] + ["right"] * arithmetic.shape[1],
                        "fill": {"color": fill}, "font": font, "height": row_height}}

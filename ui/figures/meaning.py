@@ -9,6 +9,7 @@ import html
 
 import numpy as np
 
+from ui.content import words
 from ui.text import head_name, layer_name, people_number
 from ui.figures.animation import with_frames
 from ui.figures.layout import (SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _category_axis, _figure,
@@ -18,15 +19,17 @@ MODEL_COLOUR, KNOCKED_OUT_COLOUR, CHANCE_COLOUR = "#1f5fa8", "#c0392b", "#6b7280
 SAME_COLOUR, DIFFERENT_COLOUR = "#1f5fa8", "#d55e00"
 # One colour per word in the heads' bars (Okabe & Ito's palette, told apart with every colour vision).
 WORD_COLOURS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7")
-CONTROL_NAME = "control: self-only attention"
 SIMILARITY_SCALE = "Viridis"
-CONTROLS_PX = 150
-X_TITLE = "the word's vector after"  # Play/Pause and the slider with its labels, above the matrix
+CONTROLS_PX = 150  # Play/Pause and the slider with its labels, above the matrix
+
+
+def control_name() -> str:
+    return words("meaning_figures.control")
 
 
 def layer_labels(n_states: int) -> list[str]:
     """The x axis: the embedding (before any attention), then the output of each layer, counted from 1."""
-    return ["embedding"] + [layer_name(layer) for layer in range(n_states - 1)]
+    return [words("meaning_figures.embedding")] + [layer_name(layer) for layer in range(n_states - 1)]
 
 
 def _narrow_layer_axis(fig, n_states: int, legend_y: float):
@@ -35,10 +38,12 @@ def _narrow_layer_axis(fig, n_states: int, legend_y: float):
     meta = fig._layout.setdefault("meta", {})
     labels = layer_labels(n_states)
     meta.setdefault("narrow", {}).update({"xaxis.tickmode": "array", "xaxis.tickvals": labels,
-                                          "xaxis.ticktext": ["emb."] + [people_number(n) for n in range(n_states - 1)],
-                                          "xaxis.tickangle": 0, "xaxis.title.text": "after layer (emb. = the embedding)",
+                                          "xaxis.ticktext": [words("meaning_figures.embedding_short")]
+                                          + [people_number(n) for n in range(n_states - 1)],
+                                          "xaxis.tickangle": 0,
+                                          "xaxis.title.text": words("meaning_figures.x_title_short"),
                                           "legend.y": legend_y - 0.12})
-    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": X_TITLE,
+    meta.setdefault("wide", {}).update({"xaxis.tickmode": "auto", "xaxis.title.text": words("meaning_figures.x_title"),
                                         "legend.y": legend_y})
     return fig
 
@@ -53,34 +58,37 @@ def _line(x, y, name: str, colour: str, dash: str = "solid", percent: bool = Fal
 def means_chart(same, different, title: str, teaching: bool = False):
     """The mean cosine of the word over same-meaning pairs and over different-meaning pairs, by layer."""
     x = layer_labels(len(same))
-    traces = [_line(x, same, "pairs with the same meaning", SAME_COLOUR, sign=False),
-              _line(x, different, "pairs with different meanings", DIFFERENT_COLOUR, "dash", sign=False)]
+    traces = [_line(x, same, words("meaning_figures.same_pairs"), SAME_COLOUR, sign=False),
+              _line(x, different, words("meaning_figures.different_pairs"), DIFFERENT_COLOUR, "dash", sign=False)]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
-                  yaxis={"title": _axis_title("mean cosine"), "tickformat": ".2f"})
+                  xaxis=_category_axis(title=_axis_title(words("meaning_figures.x_title"))),
+                  yaxis={"title": _axis_title(words("meaning_figures.mean_cosine")), "tickformat": ".2f"})
     return _narrow_layer_axis(fig, len(x), -0.3)
 
 
 def separation_chart(separation, knocked_out, title: str, teaching: bool = False):
     """Separation by layer: the model, and the control, self-only attention (y = the numbers exactly)."""
     x = layer_labels(len(separation))
-    traces = [_line(x, separation, "the model", MODEL_COLOUR),
-              _line(x, knocked_out, CONTROL_NAME, KNOCKED_OUT_COLOUR, "dash")]
+    traces = [_line(x, separation, words("meaning_figures.the_model"), MODEL_COLOUR),
+              _line(x, knocked_out, control_name(), KNOCKED_OUT_COLOUR, "dash")]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
-                  yaxis={"title": _axis_title("separation"), "zeroline": True, "zerolinecolor": "#9ca3af"})
+                  xaxis=_category_axis(title=_axis_title(words("meaning_figures.x_title"))),
+                  yaxis={"title": _axis_title(words("meaning_figures.separation")), "zeroline": True,
+                         "zerolinecolor": "#9ca3af"})
     return _narrow_layer_axis(fig, len(x), -0.3)
 
 
 def accuracy_chart(accuracy, knocked_out, chance: float, title: str, teaching: bool = False):
     """Nearest-neighbour accuracy by layer against chance (a random other sentence)."""
     x = layer_labels(len(accuracy))
-    traces = [_line(x, accuracy, "the model", MODEL_COLOUR, percent=True),
-              _line(x, knocked_out, CONTROL_NAME, KNOCKED_OUT_COLOUR, "dash", percent=True),
-              {**_line(x, [chance] * len(x), "chance", CHANCE_COLOUR, "dot", percent=True), "mode": "lines"}]
+    traces = [_line(x, accuracy, words("meaning_figures.the_model"), MODEL_COLOUR, percent=True),
+              _line(x, knocked_out, control_name(), KNOCKED_OUT_COLOUR, "dash", percent=True),
+              {**_line(x, [chance] * len(x), words("meaning_figures.chance"), CHANCE_COLOUR, "dot", percent=True),
+               "mode": "lines"}]
     fig = _figure(traces, title, teaching, 380, legend={"orientation": "h", "y": -0.3},
-                  xaxis=_category_axis(title=_axis_title(X_TITLE)),
-                  yaxis={"title": _axis_title("nearest neighbour right"), "tickformat": ".0%", "range": [0, 1.05]})
+                  xaxis=_category_axis(title=_axis_title(words("meaning_figures.x_title"))),
+                  yaxis={"title": _axis_title(words("meaning_figures.accuracy")), "tickformat": ".0%",
+                         "range": [0, 1.05]})
     return _narrow_layer_axis(fig, len(x), -0.3)
 
 
@@ -93,14 +101,15 @@ def head_drop_bars(drops: dict[str, np.ndarray], layer: int, title: str, teachin
         name = html.escape(word)
         traces.append({"type": "bar", "x": [head_name(h) for h in range(len(values))], "y": values, "name": name,
                        "marker": {"color": WORD_COLOURS[index % len(WORD_COLOURS)]},
-                       "hovertemplate": f"{name}, {layer_name(layer)}, %{{x}} mean-ablated: separation lower by "
-                                        "%{y:.4f}<extra></extra>"})
+                       "hovertemplate": words("meaning_figures.head_hover", word=name, layer=layer_name(layer),
+                                              x="%{x}", y="%{y:.4f}") + "<extra></extra>"})
     every = np.concatenate([np.asarray(v, dtype=np.float64) for v in drops.values()])
     top, low = max(float(every.max()), 0.0), min(float(every.min()), 0.0)
     pad = 0.1 * ((top - low) or 0.01)
     return _figure(traces, title, teaching, 380, barmode="group", legend={"orientation": "h", "y": -0.3},
-                   xaxis=_category_axis(title=_axis_title(f"the head of {layer_name(layer)} mean-ablated")),
-                   yaxis={"title": _axis_title("drop in separation"), "range": [low - pad * (low < 0), top + pad],
+                   xaxis=_category_axis(title=_axis_title(words("meaning_figures.head_axis",
+                                                                layer=layer_name(layer)))),
+                   yaxis={"title": _axis_title(words("meaning_figures.drop")), "range": [low - pad * (low < 0), top + pad],
                           "zeroline": True, "zerolinecolor": "#9ca3af"})
 
 
@@ -127,7 +136,7 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     plot_px = height - 60  # _figure's plot area: the height less the old title margin; the labels below take ~80
     heat = {"type": "heatmap", "z": similarity[0], "x": labels, "y": labels, "colorscale": SIMILARITY_SCALE,
             "zmin": zmin, "zmax": zmax, "xgap": 1, "ygap": 1,
-            "colorbar": {"thickness": 12, "title": {"text": "cosine"}, "y": 0, "yanchor": "bottom",
+            "colorbar": {"thickness": 12, "title": {"text": words("meaning_figures.cosine")}, "y": 0, "yanchor": "bottom",
                          "len": 1 - CONTROLS_PX / plot_px},
             "hovertemplate": "%{y} and %{x}: %{z:.3f}<extra></extra>"}
     if m <= (10 if teaching else 16):
@@ -138,10 +147,10 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     steps = [{"method": "animate", "label": names[L],
               "args": [[str(L)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                                   "transition": {"duration": 0}}]} for L in range(n_states)]
-    play = {"label": "▶ Play", "method": "animate",
+    play = {"label": words("meaning_figures.play"), "method": "animate",
             "args": [None, {"frame": {"duration": 1100, "redraw": True}, "fromcurrent": True,
                             "transition": {"duration": 0}}]}
-    pause = {"label": "❚❚ Pause", "method": "animate",
+    pause = {"label": words("meaning_figures.pause"), "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
     shapes = []
@@ -155,15 +164,16 @@ def similarity_frames(similarity, labels: list[str], title: str, teaching: bool 
     layout = {
         "meta": {"text": _frames_text(similarity, names, split if split is not None else m)},
         "shapes": shapes,
-        "xaxis": _category_axis(title=_axis_title("sentence"), tickangle=-45),
-        "yaxis": _reversed_category_axis(title=_axis_title("sentence"), domain=[0, 1 - CONTROLS_PX / plot_px]),
+        "xaxis": _category_axis(title=_axis_title(words("meaning_figures.sentence")), tickangle=-45),
+        "yaxis": _reversed_category_axis(title=_axis_title(words("meaning_figures.sentence")),
+                                         domain=[0, 1 - CONTROLS_PX / plot_px]),
         "updatemenus": [{"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0,
                          "xanchor": "left", "yanchor": "top", "pad": {"t": 0, "r": 10},
                          "font": {"size": sizes["base"] + 2, "color": TICK_COLOUR}, "buttons": [play, pause]}],
         # The slider on a row of its own under the buttons: beside them it ran into them on a phone.
         "sliders": [{"active": 0, "steps": steps, "x": 0, "len": 1.0, "y": 1.0 - 44 / plot_px, "yanchor": "top",
                      "pad": {"t": 0, "b": 0, "r": 16},
-                     "currentvalue": {"visible": True, "prefix": "now: ", "xanchor": "right",
+                     "currentvalue": {"visible": True, "prefix": words("meaning_figures.now"), "xanchor": "right",
                                       "font": {"size": sizes["base"], "color": TICK_COLOUR}},
                      "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
                      "ticklen": 4}],
@@ -192,9 +202,7 @@ def _frames_text(similarity, names: list[str], split: int) -> dict:
 
     rows = [[names[L], mean(first, first, L), mean(second, second, L), mean(first, second, L)]
             for L in range(similarity.shape[0])]
-    said = [f"A grid of {m} sentences by {m}, the cosine similarity of the word's vectors in each pair, one frame per "
-            f"layer (Play or the slider). The table gives, for each layer, the mean similarity of pairs within the "
-            f"first {split} sentences, within the other {m - split}, and across the two groups: after the last "
-            f"layer {rows[-1][1]}, {rows[-1][2]} and {rows[-1][3]}."]
-    return {"said": said, "header": ["after", "within the first group", "within the second group",
-                                     "across the groups"], "rows": rows}
+    said = [words("meaning_figures.similarity_said", m=m, split=split, rest=m - split, within_a=rows[-1][1],
+                  within_b=rows[-1][2], across=rows[-1][3])]
+    header = [words(f"meaning_figures.{key}") for key in ("after", "within_first", "within_second", "across_groups")]
+    return {"said": said, "header": header, "rows": rows}

@@ -10,7 +10,8 @@ import numpy as np
 
 from ui.figures.animation import with_frames
 from ui.figures.layout import SUBTITLE_COLOUR, TICK_COLOUR, _axis_title, _figure, font_sizes
-from ui.figures.meaning import CONTROL_NAME, layer_labels
+from ui.content import words
+from ui.figures.meaning import layer_labels
 from ui.text import no_bidi, shorten
 
 # Okabe & Ito's blue and vermilion, told apart with every colour vision; the shapes differ too.
@@ -18,10 +19,10 @@ GROUP_COLOURS = ("#0072b2", "#d55e00")
 GROUP_SYMBOLS = ("circle", "diamond")
 CONTROLS_PX = 170  # Play/Pause and the slider, above the panels
 HOVER_CHARS = 70
-MODEL_PANEL = "the model"
 
 
-def _points(xy: np.ndarray, group: int, name: str, sentences: list[str], second: bool, sizes: dict) -> dict:
+def _points(xy: np.ndarray, group: int, name: str, sentences: list[str], second: bool, sizes: dict,
+            hover: str) -> dict:
     name = no_bidi(name)
     hollow = "-open" if second else ""
     return {"type": "scatter", "mode": "markers", "x": xy[:, 0], "y": xy[:, 1], "name": html.escape(name),
@@ -32,7 +33,7 @@ def _points(xy: np.ndarray, group: int, name: str, sentences: list[str], second:
                                                                               "color": GROUP_COLOURS[group] if second
                                                                               else "white"}},
             "customdata": [html.escape(no_bidi(shorten(s, HOVER_CHARS))) for s in sentences],
-            "hovertemplate": f"{html.escape(name)}{' (control)' if second else ''}: %{{customdata}}<extra></extra>"}
+            "hovertemplate": hover}
 
 
 def _limits(*arrays: np.ndarray) -> tuple[list[float], list[float]]:
@@ -55,8 +56,12 @@ def word_map_frames(points, control, meaning, sentences: list[str], names: tuple
     names_shown = layer_labels(n_states)
     groups = [np.flatnonzero(meaning == g) for g in (0, 1)]
 
+    hovers = {(g, second): words("meaning_figures.map_hover_control" if second else "meaning_figures.map_hover",
+                                 name=html.escape(no_bidi(names[g])), sentence="%{customdata}") + "<extra></extra>"
+              for g in (0, 1) for second in (False, True)}
+
     def traces(L: int) -> list[dict]:
-        return [_points(run[L][rows], g, names[g], [sentences[i] for i in rows], second, sizes)
+        return [_points(run[L][rows], g, names[g], [sentences[i] for i in rows], second, sizes, hovers[g, second])
                 for second, run in ((False, points), (True, control)) for g, rows in enumerate(groups)]
 
     panel_px = (300 if stacked else 420) + (80 if teaching else 0)
@@ -65,8 +70,8 @@ def word_map_frames(points, control, meaning, sentences: list[str], names: tuple
     plot_px = height - 60
     top = 1 - controls_px / plot_px
     x_range, y_range = _limits(points, control)
-    x_title = f"map axis 1 (keeps {axis_shares[0]:.0%} of the spread)"
-    y_title = f"map axis 2 (keeps {axis_shares[1]:.0%})"
+    x_title = words("meaning_figures.map_x_title", share=f"{axis_shares[0]:.0%}")
+    y_title = words("meaning_figures.map_y_title", share=f"{axis_shares[1]:.0%}")
     axis = {"zeroline": True, "zerolinecolor": "#d1d5db", "showgrid": True, "gridcolor": "#eef0f3",
             "showticklabels": False, "fixedrange": True}
     if stacked:
@@ -85,8 +90,8 @@ def word_map_frames(points, control, meaning, sentences: list[str], names: tuple
         "annotations": [{"text": f"<b>{label}</b>", "xref": f"{x} domain", "yref": f"{y} domain", "x": 0.5, "y": 1.0,
                          "xanchor": "center", "yanchor": "bottom", "showarrow": False,
                          "font": {"size": sizes["base"], "color": TICK_COLOUR}}
-                        for label, x, y in ((MODEL_PANEL, "x", "y"),
-                                            (f"{CONTROL_NAME} (hollow)", "x2", "y2"))],
+                        for label, x, y in ((words("meaning_figures.the_model"), "x", "y"),
+                                            (words("meaning_figures.map_control_panel"), "x2", "y2"))],
         "updatemenus": [_buttons(sizes)],
         "sliders": [_slider(names_shown, sizes, teaching, 1.0 - 44 / plot_px)],
         "hovermode": "closest",
@@ -101,9 +106,9 @@ def word_map_frames(points, control, meaning, sentences: list[str], names: tuple
 
 def _buttons(sizes: dict) -> dict:
     glide = {"duration": 500, "easing": "cubic-in-out"}
-    play = {"label": "▶ Play", "method": "animate",
+    play = {"label": words("meaning_figures.play"), "method": "animate",
             "args": [None, {"frame": {"duration": 1300, "redraw": False}, "fromcurrent": True, "transition": glide}]}
-    pause = {"label": "❚❚ Pause", "method": "animate",
+    pause = {"label": words("meaning_figures.pause"), "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
     return {"type": "buttons", "direction": "left", "showactive": False, "x": 0, "y": 1.0, "xanchor": "left",
@@ -118,7 +123,7 @@ def _slider(names: list[str], sizes: dict, teaching: bool, y: float) -> dict:
              for L, name in enumerate(names)]
     return {"active": 0, "steps": steps, "x": 0, "len": 1.0, "y": y, "yanchor": "top",
             "pad": {"t": 0, "b": 0, "l": 28, "r": 28},
-            "currentvalue": {"visible": True, "prefix": "now: ", "xanchor": "right",
+            "currentvalue": {"visible": True, "prefix": words("meaning_figures.now"), "xanchor": "right",
                              "font": {"size": sizes["base"], "color": TICK_COLOUR}},
             "font": {"size": sizes["tick"] if teaching else sizes["tick"] - 1, "color": SUBTITLE_COLOUR},
             "ticklen": 4}

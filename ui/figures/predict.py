@@ -3,8 +3,12 @@ them, so the class guesses first; which figures this session has revealed."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import plotly.graph_objects as go
+
+from ui.content import words
 
 NEUTRAL_CELL = "#e5e7eb"  # a hidden heatmap's one colour: light grey, read as "nothing shown yet"
 
@@ -22,12 +26,30 @@ def answers_hidden(filename: str, teaching: bool) -> bool:
     return predicting(teaching) and not revealed(filename)
 
 
-HIDDEN_TEXT = ("*Predict first:* what do you expect? The numbers in this part appear with “Reveal the numbers” "
-               "under the figure.")
+class _Words:
+    """A text of content/ rendered in the page's language each time Streamlit's st.markdown reads it (it takes any
+    object with str()): HIDDEN_TEXT stays one name for the pages that show it."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        return words(self.name)
 
 
-PREDICT_TEXT = ('<div class="figure-text"><p>The numbers of this figure are hidden so the class can guess them first: '
-                'press “Reveal the numbers” to show them.</p></div>')
+HIDDEN_TEXT = _Words("figures.hidden_text")
+
+
+def hidden_text() -> str:
+    """What stands in for the sentences that state a hidden figure's numbers, in the page's language."""
+    return words("figures.hidden_text")
+
+
+def predict_text() -> str:
+    """A hidden figure's text alternative (HTML)."""
+    return f'<div class="figure-text"><p>{html.escape(words("figures.hidden_figure_text"))}</p></div>'
+
+
 REVEALED_KEY = "_revealed"  # the file names of the figures whose numbers this session has revealed
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from ui.text import slug
-from ui.figures.alt_text import FIGURE_TEXT_LABEL, figure_text_html
+from ui.figures.alt_text import figure_text_html, figure_text_label
 from ui.figures.layout import NARROW_FIGURE_PX
-from ui.figures.predict import PREDICT_TEXT, predicting, revealed, toggle_reveal, with_numbers_hidden, writes_numbers
+from ui.content import words
+from ui.figures.predict import predict_text, predicting, revealed, toggle_reveal, with_numbers_hidden, writes_numbers
 
 SLIDE_EXPORT_HEIGHT = 720
 
@@ -52,15 +53,16 @@ def show(fig: go.Figure, filename: str, teaching: bool = False, key: str | None 
     predict = predicting(teaching) and not fig.frames and (bool(revealed_with) or writes_numbers(fig))
     hidden = predict and not revealed(revealed_with or filename)
     if hidden and revealed_with:  # nothing to guess from: a figure of line widths has no neutral drawing
-        st.caption("This figure shows the same numbers; it appears with “Reveal the numbers”.")
+        st.caption(words("figures.hidden_with_other"))
         return
     shown = with_numbers_hidden(fig) if hidden else fig
     st.plotly_chart(shown, config=download_config(filename, teaching, fig._layout.get("height")), key=key)
     if predict and not revealed_with:
-        st.button("👁 Reveal the numbers" if hidden else "Hide the numbers again", key=f"reveal-{key or filename}",
-                  on_click=toggle_reveal, args=(filename,), type="primary" if hidden else "secondary")
-    with st.expander(FIGURE_TEXT_LABEL):
-        st.html(PREDICT_TEXT if hidden else figure_text_html(fig))
+        st.button(words("figures.reveal_button") if hidden else words("figures.hide_button"),
+                  key=f"reveal-{key or filename}", on_click=toggle_reveal, args=(filename,),
+                  type="primary" if hidden else "secondary")
+    with st.expander(figure_text_label()):
+        st.html(predict_text() if hidden else figure_text_html(fig))
 
 
 FIT_CELL_TEXT_HTML = """<style>.js-plotly-plot.cells-do-not-fit .heatmaplayer text {visibility: hidden;}</style>

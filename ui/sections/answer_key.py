@@ -1,7 +1,7 @@
 """The quiz's answer key as one printable, offline HTML file: every question of the page, numbered as the page's
 "Show all answers" numbers them, with its right answer, why, and the page to read (lessons/questions.py
-answer_sheet), from the same questions, built from the same live numbers, that the page shows. Nothing is fetched
-and no script runs.
+answer_sheet), from the same questions, built from the same live numbers, that the page shows, in the page's
+language (the file's own words: content/<language>/answer_key.toml). Nothing is fetched and no script runs.
 
 The questions' text is the page's Markdown (emphasis with * and **, typed tokens escaped by ui/text.py md with
 backslashes); it is read here as exactly that small Markdown, and every other character is escaped for HTML.
@@ -13,6 +13,8 @@ import re
 
 from lessons.questions import GROUPS, answer_sheet
 
+from ui.content import ENGLISH, PSEUDO, words
+from ui.sections.quiz import group_name, shown
 from ui.text import html_text
 
 # One piece of the page's Markdown: an escaped character, ** or *, or a run of plain text.
@@ -52,28 +54,34 @@ li { margin: 0 0 6pt; break-inside: avoid; page-break-inside: avoid; }
 """
 
 
-def answer_key_html(questions, sentence: str, label: str) -> bytes:
+def answer_key_html(questions, sentence: str, label: str, language: str) -> bytes:
     """questions: the quiz page's questions (lessons/questions.py quiz and the meaning page's); sentence and label:
-    what they were computed from, as the page says it."""
-    entries = answer_sheet(questions)
-    parts = ["<h1>Check yourself: the answer key</h1>",
+    what they were computed from, as the page says it; language: the page's (the file is made after the page's run,
+    on a click, so the page binds it)."""
+    labels = {name: f'<span class="label">{html_text(text)}</span>' for name, text in (
+        ("open", words("answer_key.open", language=language)), ("answer", words("answer_key.answer", language=language)),
+        ("why", words("answer_key.why", language=language)),
+        ("read_more", words("answer_key.read_more", language=language)))}
+    sheet = [(entry.number, shown(entry.question, language)) for entry in answer_sheet(questions)]
+    parts = [f"<h1>{html_text(words('answer_key.heading', language=language))}</h1>",
              f'<p class="sentence">{html_text(sentence)}</p>',
-             f'<p class="note">Model all-MiniLM-L6-v2, {html_text(label)}. Every answer is computed from this '
-             "sentence's own numbers: another sentence gives other numbers.</p>"]
+             f'<p class="note">{html_text(words("answer_key.note", language=language, label=label))}</p>']
     for group in GROUPS:
         items = []
-        for entry in (e for e in entries if e.group == group):
-            if entry.answer is None:
-                answer = ('<div class="a"><span class="label">Open question. A model answer:</span> '
-                          f"{markdown_html(entry.reason)}</div>")
+        for number, q in (entry for entry in sheet if entry[1].question.group == group):
+            if q.answer is None:
+                answer = (f'<div class="a">{labels["open"]} '
+                          f"{markdown_html(q.explanation)}</div>")
             else:
-                answer = (f'<div class="a"><span class="label">Answer:</span> {markdown_html(entry.answer)}</div>'
-                          f'<div class="why"><span class="label">Why:</span> {markdown_html(entry.reason)}</div>')
-            where = f'<div class="why"><span class="label">Read more:</span> {html_text(entry.page_title)}</div>'
-            items.append(f'<li id="q{entry.number}"><div class="q">{entry.number}. {markdown_html(entry.text)}</div>'
+                answer = (f'<div class="a">{labels["answer"]} {markdown_html(q.answer)}</div>'
+                          f'<div class="why">{labels["why"]} {markdown_html(q.explanation)}</div>')
+            where = f'<div class="why">{labels["read_more"]} {html_text(q.page_title)}</div>'
+            items.append(f'<li id="q{number}"><div class="q">{number}. {markdown_html(q.text)}</div>'
                          f"{answer}{where}</li>")
         if items:
-            parts.append(f"<h2>{html_text(group)}</h2><ol>{''.join(items)}</ol>")
-    title = html_text(f"Answer key: {sentence[:60]}")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            parts.append(f"<h2>{html_text(group_name(group, language))}</h2><ol>{''.join(items)}</ol>")
+    title = html_text(words("answer_key.title", language=language, sentence=sentence[:60]))
+    # pseudo is no language tag: the page is English underneath
+    tag = ENGLISH if language == PSEUDO else language
+    return (f'<!DOCTYPE html>\n<html lang="{tag}"><head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{STYLE}</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n").encode("utf-8")

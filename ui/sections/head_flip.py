@@ -12,10 +12,11 @@ import numpy as np
 from lessons import explain
 from lessons.heads import describe_heads
 
-from ui.figures.alt_text import FIGURE_TEXT_LABEL
+from ui.figures.alt_text import figure_text_label
 from ui.figures.animation import offline_html
 from ui.figures.head_flip import flip_rows, head_flipbook, where_it_goes
 from ui.figures.show import download_config, figure_filename
+from ui.content import current_language, words
 from ui.labels import unique_labels
 from ui.text import pct, people_number, quote
 
@@ -47,16 +48,18 @@ def drawn_weights(settings, analysis, weights):  # [..., n, n] -> [..., n_rows, 
     return matrix, row_labels, row_labels + ([explain.MARKER_COLUMN] if hidden.size else [])
 
 
-def build(settings, analysis, selected: int, params: dict | None = None):
+def build(settings, analysis, selected: int, params: dict | None = None, language: str | None = None):
     """The flip-through figure (first frame: the sidebar's layer and head), the roles and the file name.
-    selected: the selected token's row among the drawn rows (drawn_weights)."""
+    selected: the selected token's row among the drawn rows (drawn_weights); language: the words' (None: the
+    page's)."""
     roles = head_roles(analysis)
     start = (settings.layer, settings.head) if settings.mode == "learned" else (0, 0)
     links = step_page_links(params, analysis.n_layers, analysis.n_heads) if params is not None else None
     matrices, rows, keys = drawn_weights(settings, analysis, analysis.attentions)
     fig = head_flipbook(matrices, rows, roles, settings.sentence, teaching=settings.teaching, selected=selected,
-                        start=start, head_links=links, key_tokens=keys,
-                        last_column="[CLS] and [SEP] added up" if len(keys) > len(rows) else None)
+                        start=start, head_links=links, key_tokens=keys, language=language,
+                        last_column=(words("head_flip.markers_added", language=language) if len(keys) > len(rows)
+                                     else None))
     return fig, roles, figure_filename("multihead_all_heads", settings.sentence, "L1-6H1-12")
 
 
@@ -65,12 +68,9 @@ def flip_text_html(settings, analysis, roles, selected: int, rows: range) -> str
     this sentence, and where the selected token looks most, among the columns drawn); all escaped."""
     matrices, tokens, keys = drawn_weights(settings, analysis, analysis.attentions)
     token = tokens[selected]
-    window = "" if len(rows) == len(tokens) else (f" Each frame shows rows {rows.start + 1}–{rows.stop} of "
-                                                  f"{len(tokens)} (the selected token and its neighbours).")
-    sentence = (f"An animation of {sum(map(len, roles))} frames, one per layer and head, each the head's attention "
-                f"weights on the sentence; the title says where that head's attention goes on this sentence: the "
-                f"target that gets the largest average share of a row, and that share.{window} The table gives, for "
-                f"each head, where “{token}” looks most.")
+    window = "" if len(rows) == len(tokens) else words("head_flip.text_window", first=rows.start + 1,
+                                                       last=rows.stop, n=len(tokens))
+    sentence = words("head_flip.text_intro", frames=sum(map(len, roles)), window=window, token=token)
     rows_html = []
     for layer, layer_roles in enumerate(roles):
         for head, (role, share) in enumerate(layer_roles):
@@ -79,10 +79,11 @@ def flip_text_html(settings, analysis, roles, selected: int, rows: range) -> str
             rows_html.append(f"<tr><th scope=\"row\">{people_number(layer)}</th><td>{people_number(head)}</td>"
                              f"<td>{html.escape(where_it_goes(role, share))}</td><td>{html.escape(str(keys[top]))} ({pct(float(row[top]))})"
                              "</td></tr>")
-    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">layer</th>'
-            '<th scope="col">head</th><th scope="col">on this sentence, its attention goes</th>'
-            f'<th scope="col">“{html.escape(str(token))}” looks most at</th></tr></thead><tbody>{"".join(rows_html)}'
-            '</tbody></table></div>')
+    header = "".join(f'<th scope="col">{html.escape(column)}</th>' for column in (
+        words("head_flip.column_layer"), words("head_flip.column_head"), words("head_flip.column_goes"),
+        words("head_flip.column_looks", token=str(token))))
+    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr>{header}</tr></thead>'
+            f'<tbody>{"".join(rows_html)}</tbody></table></div>')
 
 
 def show_head_flip(settings, model, analysis, selected: int) -> None:
@@ -95,30 +96,27 @@ def show_head_flip(settings, model, analysis, selected: int) -> None:
     params = view_link_params()  # known, valid keys only (ui/widgets/links.py)
     fig, roles, filename = build(settings, analysis, selected, params)
     rows_drawn = drawn_weights(settings, analysis, analysis.attentions[:1, :1])[1]
-    st.header("Flip through all 72 heads", anchor=ANCHOR)
+    st.header(words("head_flip.header", n=model.n_layers * model.n_heads), anchor=ANCHOR)
     if not teaching:
-        st.markdown(
-            "All 6 layers × 12 heads of the model on your sentence, from the one model run above: drag the slider "
-            "(or press **▶ Play**) to go from head to head; each title says where that head's attention goes on "
-            "this sentence: the target (itself, the token before or after, [CLS], [SEP] or punctuation) that gets "
-            "the largest average share of a row, and that share. One sentence shows what a head does here, not a "
-            "role it keeps: on another sentence the same head can look elsewhere. **Open … in the step pages** (above the matrix) "
-            f"shows the head on screen step by step, with the row of {quote(rows_drawn[selected])} selected.")
+        st.markdown(words("head_flip.intro", n_layers=model.n_layers, n_heads=model.n_heads,
+                          row=quote(rows_drawn[selected])))
     st.plotly_chart(fig, config=download_config(filename, teaching, fig._layout.get("height")), key="fig-head-flip")
-    with st.expander(FIGURE_TEXT_LABEL):
+    with st.expander(figure_text_label()):
         st.html(flip_text_html(settings, analysis, roles, selected, flip_rows(len(rows_drawn), selected, teaching)))
     if teaching:
         return
-    st.download_button("⬇️ All 72 heads as one HTML file (opens offline, for class)",
-                       lambda: flip_html(settings, model, selected), file_name=f"{filename}.html",
+    language = current_language()  # the file is built on click, outside the page's run
+    st.download_button(words("head_flip.download", n=model.n_layers * model.n_heads),
+                       lambda: flip_html(settings, model, selected, language), file_name=f"{filename}.html",
                        mime="text/html", key="head-flip-html", on_click="ignore")
 
 
-def flip_html(settings, model, selected: int) -> bytes:
-    """The flip-through as one HTML file (plotly.js inside, offline); built on click from the shared cache."""
+def flip_html(settings, model, selected: int, language: str | None = None) -> bytes:
+    """The flip-through as one HTML file (plotly.js inside, offline); built on click from the shared cache, in the
+    language of the page it was asked from."""
     from serving.models import analyze
 
     analysis = analyze(settings.sentence, settings.model_name or None)
-    fig, _, filename = build(settings, analysis, selected)
-    return offline_html(fig, filename, f"Every attention head ({model.n_layers} layers × {model.n_heads} heads) on "
-                                       f"“{settings.sentence[:80]}”")
+    fig, _, filename = build(settings, analysis, selected, language=language)
+    return offline_html(fig, filename, words("head_flip.file_title", language=language, n_layers=model.n_layers,
+                                             n_heads=model.n_heads, sentence=settings.sentence[:80]))

@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from ui import figures
+from ui.content import words
 from ui.text import pct, quote
 from ui.view import View
 from ui.widgets.links import view_link_params
@@ -26,32 +27,25 @@ def markers_share(view: View) -> float:
     return float(row[np.asarray(view.analysis.is_special, dtype=bool)].sum())
 
 
-def markers_link(label: str = "why heads park attention there") -> str:
+def markers_link(label: str | None = None) -> str:
     """A Markdown link to the start page's explanation, on the same sentence and head."""
+    label = label or words("markers.link_label")
     params = view_link_params()
     return f"[{label}]({HOME_URL}{'?' + urlencode(params) if params else ''}#{ANCHOR})"
 
 
 def marker_sentence(view: View, hidden: bool) -> str:
     """The one paragraph: the rule (100%), where the rest goes, and this row's measured share, branched."""
-    text = ("**Every row must add up to 100%**, so a head needs somewhere to put what it does not need. The model adds "
-            "two markers to every sentence, **[CLS]** (start) and **[SEP]** (end); a head with little to take from "
-            "the words parks the rest there (grey, hatched bars).")
-    if hidden:
-        return text + " How much goes to them here waits for the reveal."
-    share, me = markers_share(view), quote(view.token_label)
+    share = 0.0 if hidden else markers_share(view)  # hidden: the sentence states no number
+    return words("markers.sentence", hidden=hidden, branch=marker_branch(view, share), token=quote(view.token_label),
+                 share=pct(share), rest=pct(1 - share), folded=bool(view.hidden.size), column=view.hidden_label)
+
+
+def marker_branch(view: View, share: float) -> str:
+    """Which story the row's share of the markers calls for: the token is a marker, most, some or little."""
     if view.analysis.is_special[view.base_index]:
-        text += f" {me} is a marker itself; its row gives the two markers {pct(share)}."
-    elif share >= MOST:
-        text += f" Here this head parks most of the attention of {me} there: **{pct(share)}**."
-    elif share >= SMALL_SHARE:
-        text += f" Here {me} gives them **{pct(share)}**, the words the other {pct(1 - share)}."
-    else:
-        text += (f" Here this head found what it needed in the words: {me} gives the markers only "
-                 f"**{pct(share)}**.")
-    if view.hidden.size:
-        text += f" The matrix above adds the two up in its column “{view.hidden_label}”."
-    return text
+        return "marker"
+    return "most" if share >= MOST else "some" if share >= SMALL_SHARE else "little"
 
 
 def explain_markers(view: View, revealed_with: str) -> None:
@@ -60,11 +54,12 @@ def explain_markers(view: View, revealed_with: str) -> None:
         return
     teaching = view.settings.teaching
     hidden = figures.answers_hidden(revealed_with, teaching)
-    st.subheader("[CLS] and [SEP]: where a head parks attention", anchor=ANCHOR)
+    st.subheader(words("markers.heading"), anchor=ANCHOR)
     left, right = (st.container(), st.container()) if teaching else st.columns([2, 3])
     left.markdown(marker_sentence(view, hidden))
     with right:
-        title = figures.figure_title(f"Where “{view.token_label}” puts its 100%", view.settings.sentence, view.label)
+        title = figures.figure_title(words("markers.bars_title", token=view.token_label), view.settings.sentence,
+                                     view.label)
         figures.show(figures.marker_bars(view.base.weights[view.base_index], view.base_labels,
                                          view.analysis.is_special, title, teaching),
                      figures.figure_filename("home_markers", view.settings.sentence, f"{view.code}-t{view.token}"),

@@ -8,12 +8,12 @@ import streamlit as st
 from lessons import meaning as me
 
 from ui.widgets.links import LINK_TEXTS, cut_link_text
+from ui.content import words
 from ui.model import warn_if_cut
+from ui.sections.meaning_stories import default_names
 from ui.text import quote, shorten
 
 WORD_KEY, A_KEY, B_KEY = "word", "meaning_a", "meaning_b"   # the widgets' keys and the link's names
-WORD_LABEL, A_LABEL, B_LABEL = ("The word", "Meaning A: one sentence per line (2 to 8)",
-                                "Meaning B: one sentence per line (2 to 8)")
 
 
 def fill_with(word: str) -> None:
@@ -26,7 +26,7 @@ def fill_with(word: str) -> None:
 
 def word_set_inputs(teaching: bool) -> tuple[str, list[str], list[str], tuple[str, str]]:
     """The word and its two groups as typed (from the link on a first visit, else the bank set), and the names
-    of the two meanings (a built-in set's, else "meaning A" and "meaning B")."""
+    of the two meanings (a built-in set's, else meaning.toml's default names)."""
     # A bound box writes its value into the link once it differs from what the page first showed, the default
     # set's: a box missing from a link therefore holds the default set's value.
     default = me.BUILT_IN[me.DEFAULT_WORD]
@@ -36,32 +36,34 @@ def word_set_inputs(teaching: bool) -> tuple[str, list[str], list[str], tuple[st
         if key not in st.session_state and key not in st.query_params:
             st.session_state[key] = value
     cols = st.columns(len(me.BUILT_IN) + 1)
-    cols[0].markdown("**Built-in sets:**")
+    cols[0].markdown(words("meaning.built_in_sets"))
     for col, (word, word_set) in zip(cols[1:], me.BUILT_IN.items()):
         col.button(f"{word} ({word_set.name_a} / {word_set.name_b})", key=f"meaning_set_{word}", on_click=fill_with,
                    args=(word,), use_container_width=True)
-    word = st.text_input(WORD_LABEL, key=WORD_KEY, bind="query-params", max_chars=LINK_TEXTS[WORD_KEY],
-                         help="One word. It must appear in every sentence below (the model's word pieces, "
-                              "upper or lower case alike).")
+    word_label = words("meaning.word_label")
+    word = st.text_input(word_label, key=WORD_KEY, bind="query-params", max_chars=LINK_TEXTS[WORD_KEY],
+                         help=words("meaning.word_help"))
     left, right = st.columns(2)
     height = 200 if teaching else 180
-    group_a = left.text_area(A_LABEL, key=A_KEY, bind="query-params", max_chars=LINK_TEXTS[A_KEY], height=height)
-    group_b = right.text_area(B_LABEL, key=B_KEY, bind="query-params", max_chars=LINK_TEXTS[B_KEY], height=height)
-    for key, text, label in ((WORD_KEY, word, WORD_LABEL), (A_KEY, group_a, A_LABEL), (B_KEY, group_b, B_LABEL)):
-        warn_if_cut(text, LINK_TEXTS[key], typed[key], box=label.split(":")[0])
-    a = without_cut_sentence(me.split_lines(group_a), group_a, LINK_TEXTS[A_KEY], "Meaning A")
-    b = without_cut_sentence(me.split_lines(group_b), group_b, LINK_TEXTS[B_KEY], "Meaning B")
+    label_a, label_b = (words("meaning.group_label", group=group, low=me.MIN_SENTENCES, high=me.MAX_SENTENCES)
+                        for group in (0, 1))
+    group_a = left.text_area(label_a, key=A_KEY, bind="query-params", max_chars=LINK_TEXTS[A_KEY], height=height)
+    group_b = right.text_area(label_b, key=B_KEY, bind="query-params", max_chars=LINK_TEXTS[B_KEY], height=height)
+    for key, text, box in ((WORD_KEY, word, word_label), (A_KEY, group_a, words("meaning.group_box", group=0)),
+                           (B_KEY, group_b, words("meaning.group_box", group=1))):
+        warn_if_cut(text, LINK_TEXTS[key], typed[key], box=box)
+    a = without_cut_sentence(me.split_lines(group_a), group_a, LINK_TEXTS[A_KEY], 0)
+    b = without_cut_sentence(me.split_lines(group_b), group_b, LINK_TEXTS[B_KEY], 1)
     built_in = me.BUILT_IN.get(word.strip())
     names = ((built_in.name_a, built_in.name_b) if built_in and tuple(a) == built_in.meaning_a
-             and tuple(b) == built_in.meaning_b else ("meaning A", "meaning B"))
+             and tuple(b) == built_in.meaning_b else default_names())
     return word, a, b, names
 
 
-def without_cut_sentence(lines: list[str], text: str, limit: int, name: str) -> list[str]:
+def without_cut_sentence(lines: list[str], text: str, limit: int, group: int) -> list[str]:
     """A full box's last line is where the box stopped taking text, most likely in the middle of a sentence: a
     piece of a sentence would be measured as if the visitor had written it, so it is left out, and named."""
     if len(text) < limit or text.endswith("\n") or not lines:
         return lines
-    st.warning(f"{name}, sentence {len(lines)}, {quote(shorten(lines[-1], 70))}, is where the box stopped taking "
-               "text, so it may be cut in the middle: it is left out of every number below.")
+    st.warning(words("meaning.cut_sentence", group=group, number=len(lines), sentence=quote(shorten(lines[-1], 70))))
     return lines[:-1]

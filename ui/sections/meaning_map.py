@@ -12,18 +12,15 @@ from ui import figures
 from ui.figures.matrices import on_a_phone
 from ui.figures.meaning import layer_labels
 from ui.figures.meaning_map import word_map_frames
-from ui.text import md, quote, slug
+from ui.content import words
+from ui.text import layer_name, md, quote, slug
 
 ANCHOR = "the-word-on-a-map"
 
 
 def plain_words(result: me.Measurement, names: tuple[str, str]) -> str:
     """The map in 1-3 sentences a non-coder reads first."""
-    return (f"Each dot is the word {quote(result.word)} in one sentence: blue circles are {md(names[0])} sentences, "
-            f"orange diamonds {md(names[1])} sentences. Dots close together are vectors that point the same way. "
-            "Press **▶ Play**: from the embedding to the last layer, watch whether the two kinds of dot move apart. "
-            "Filled dots: the model as it is; hollow dots: the same model with attention that looks only at the word "
-            "itself.")
+    return words("meaning_map.plain_words", word=quote(result.word), name_a=md(names[0]), name_b=md(names[1]))
 
 
 def map_table(result: me.Measurement) -> dict:
@@ -36,17 +33,46 @@ def map_table(result: me.Measurement) -> dict:
     names = layer_labels(len(gaps))
     rows = [[names[L], f"{gaps[L]:.3f}", f"{spreads[L]:.3f}", f"{control[L]:.3f}", f"{control_spreads[L]:.3f}"]
             for L in range(len(gaps))]
-    said = [f"Two maps of the word's vector in each of {len(meaning)} sentences (a point each, one shape per "
-            f"meaning), the model's on the left and the control's (self-only attention) on the right, one frame per "
-            f"layer (Play or the slider). One PCA fitted on both runs' vectors of every layer keeps "
-            f"{word_map.kept:.0%} of their spread ({word_map.model_kept:.0%} of the model's, "
-            f"{word_map.control_kept:.0%} of the control's). The table "
-            f"gives, for each layer, the distance between the two groups' centres on the map and the mean distance "
-            f"of a point from its group's centre: after the last layer {rows[-1][1]} and {rows[-1][2]} for the "
-            f"model, {rows[-1][3]} and {rows[-1][4]} for the control."]
-    return {"said": said, "header": ["after", "distance between the centres, the model", "spread in a group, the model",
-                                     "distance between the centres, control", "spread in a group, control"],
-            "rows": rows}
+    said = [words("meaning_map.table_said", m=len(meaning), kept=f"{word_map.kept:.0%}",
+                  model_kept=f"{word_map.model_kept:.0%}", control_kept=f"{word_map.control_kept:.0%}",
+                  gap=rows[-1][1], spread=rows[-1][2], control_gap=rows[-1][3], control_spread=rows[-1][4])]
+    header = [words("meaning_map.table_after"), words("meaning_map.table_gap"), words("meaning_map.table_spread"),
+              words("meaning_map.table_control_gap"), words("meaning_map.table_control_spread")]
+    return {"said": said, "header": header, "rows": rows}
+
+
+def how_made(word_map: mm.MeaningMap, dimensions: int) -> str:
+    """How the map was made and what it drops, with the shares measured on this map."""
+    return words("meaning_map.how_made", dimensions=dimensions, kept=f"{word_map.kept:.0%}",
+                 axis_1=f"{word_map.axis_shares[0]:.0%}", axis_2=f"{word_map.axis_shares[1]:.0%}",
+                 model_kept=f"{word_map.model_kept:.0%}", control_kept=f"{word_map.control_kept:.0%}",
+                 others=dimensions - mm.AXES)
+
+
+def overlap_note(fact: mm.MapFacts) -> str:
+    """Why fewer dots than sentences may show: the same word at the same place is the same vector before attention
+    (and in the control at every layer). Empty when every sentence has its own dot."""
+    if not fact.dots_overlap:
+        return ""
+    control_dots = fact.control_last_dots if fact.control_last_dots < fact.sentences else 0
+    return words("meaning_map.overlap_note", m=fact.sentences, dots=fact.first_dots, control_dots=control_dots,
+                 last_layer=layer_name(fact.last - 1))
+
+
+def map_story(word_map: mm.MeaningMap, fact: mm.MapFacts, short: bool = False) -> str:
+    """What the map shows, from the distances between the groups' centres on it; a branch for each way the map and
+    the page's full measurement can agree or not. short (teaching mode): without the note on dots that lie on top
+    of each other."""
+    last, top = fact.last, fact.top
+    said = words("meaning_map.distances", start=f"{fact.gaps[0]:.2f}", end=f"{fact.gaps[last]:.2f}",
+                 last_layer=layer_name(last - 1), top_layer=layer_name(top - 1) if top not in (0, last) else "",
+                 top=f"{fact.gaps[top]:.2f}", control_start=f"{fact.control_gaps[0]:.2f}",
+                 control_end=f"{fact.control_gaps[last]:.2f}")
+    note = "" if short else overlap_note(fact)
+    verdict = words("meaning_map.story", on_map=fact.on_map, separates=fact.separates,
+                    control_on_map=fact.control_on_map, control_separates=fact.control_separates,
+                    kept=f"{word_map.kept:.0%}")
+    return " ".join(part for part in (said, note, verdict) if part)
 
 
 def map_section(result: me.Measurement, fact: me.Facts, names: tuple[str, str], teaching: bool, dimensions: int):
@@ -54,20 +80,19 @@ def map_section(result: me.Measurement, fact: me.Facts, names: tuple[str, str], 
     word_map = result.word_map
     if word_map is None:  # only a Measurement built by hand lacks one: measure() always makes it
         return None
-    st.header("The word's vectors as a picture", anchor=ANCHOR)
+    st.header(words("meaning_map.header"), anchor=ANCHOR)
     st.markdown(plain_words(result, names))
-    title = f"The word's vector in each sentence, layer by layer · “{' '.join(str(result.word).split())}”"
+    title = f"{words('meaning_map.title')} · “{' '.join(str(result.word).split())}”"
     fig = word_map_frames(word_map.points, word_map.control, result.meaning, result.sentences, names,
                           word_map.axis_shares, title, teaching, stacked=not teaching and on_a_phone(),
                           table=map_table(result))
     figures.show(fig, f"meaning_map_{slug(result.word)}", teaching, key="meaning-map")
+    facts = mm.map_facts(word_map, result.meaning, result.growth_layer is not None, fact.control_separates)
     if teaching:
-        st.caption(f"A flat map of vectors of {dimensions} numbers: its two axes keep {word_map.kept:.0%} of their "
-                   "spread, the rest is not shown.")
-        with st.expander("How the map is made, and what it loses"):
-            st.markdown(mm.how_made(word_map, dimensions) + "\n\n" + mm.overlap_note(word_map, len(result.meaning)))
+        st.caption(words("meaning_map.caption_short", dimensions=dimensions, kept=f"{word_map.kept:.0%}"))
+        with st.expander(words("meaning_map.how_made_label")):
+            st.markdown(how_made(word_map, dimensions) + "\n\n" + overlap_note(facts))
     else:
-        st.caption(mm.how_made(word_map, dimensions))
-    st.markdown(mm.map_story(word_map, result.meaning, result.growth_layer is not None, fact.control_separates,
-                             short=teaching))
+        st.caption(how_made(word_map, dimensions))
+    st.markdown(map_story(word_map, facts, short=teaching))
     return fig

@@ -9,14 +9,22 @@ from serving.models import analyze
 
 from ui import figures, readouts
 from ui.widgets.pickers import WHOLE_PAGE_RERUN, token_picker
+from ui.content import words
 from ui.sections.markers import explain_markers
 from ui.sections.step_page import more_detail
 from ui.widgets.parity import parity_badge
 from ui.widgets.sidebar import draw_token_list
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, PRONOUN_HEAD
-from ui.text import layer_head_name, pct, quote
+from ui.text import layer_head_name, md, pct, quote
 from ui.view import View, current_view
-from ui.sections.walkthrough_section import show_walkthrough
+from ui.sections.walkthrough_section import ANCHOR as WALKTHROUGH_ANCHOR, show_walkthrough
+
+# Each head pattern's words (lessons/heads.py PATTERNS), and each built-in example's lesson (by its sentence, data
+# the model reads): start.toml's pattern_… and shows_… texts.
+PATTERN_KEYS = {"itself": "itself", "previous token": "previous", "next token": "next", "[CLS]": "cls",
+                "[SEP]": "sep", "punctuation": "punctuation"}
+SHOWS_KEYS = {EXAMPLES[0].sentence: "next_word", EXAMPLES[1].sentence: "it_animal", EXAMPLES[2].sentence: "river_bank",
+              EXAMPLES[3].sentence: "who"}
 
 
 def example_on_screen(view: View):
@@ -36,14 +44,15 @@ def example_claim(view: View) -> None:
         return
     labels = view.labels
     row = view.weights[labels.index(example.focus)]
-    against = (f", and {pct(row[labels.index(example.control)])} to {quote(example.control)}"
-               if example.control in labels else "")
-    name = layer_head_name(example.layer, example.head, capital=True)
-    how = ("chosen for pronouns on other sentences, not on this one" if (example.layer, example.head) ==
-           PRONOUN_HEAD else "chosen for it by measuring all 72 heads")
-    text = (f"**What this example shows:** {example.shows}. {name} ({how}): {quote(example.focus)} sends "
-            f"**{pct(row[labels.index(example.target)])}** of its attention to {quote(example.target)}{against}.")
-    st.markdown(text)
+    control = example.control in labels
+    n_layers, n_heads = view.analysis.attentions.shape[:2]
+    st.markdown(words(
+        "start.example_claim", shows=words(f"start.shows_{SHOWS_KEYS[example.sentence]}"),
+        head=layer_head_name(example.layer, example.head, capital=True),
+        pronoun_head=(example.layer, example.head) == PRONOUN_HEAD, n_heads=n_layers * n_heads,
+        focus=quote(example.focus), share=pct(row[labels.index(example.target)]), target=quote(example.target),
+        control=quote(example.control) if control else "",
+        control_share=pct(row[labels.index(example.control)]) if control else ""))
 
 
 def head_details(view: View) -> list[str]:
@@ -61,8 +70,7 @@ def head_details(view: View) -> list[str]:
         details.append(partner_reading(example, view))
     (pattern, _), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
     if pattern in PATTERN_WORDS and view.hidden.size:
-        details.append(f"The head's average is over all {readouts.token_count(view)} the model sees: the rows of the "
-                       "hidden [CLS] and [SEP] count too, so the drawn rows alone can average more or less."
+        details.append(words("start.average_over_all", token_count=readouts.token_count(view))
                        + readouts.next_token_note(view, pattern))
     return details
 
@@ -72,16 +80,12 @@ def next_word_reading(view: View) -> str:
     labels, keys = view.labels, view.key_labels
     others = [(r, n, top) for r, n, top in rows if top != n]
     count = len(rows) - len(others)
-    if not others:
-        text = f"Each word followed by another word looks most at the word after it ({count} of {len(rows)})."
-    elif count > len(rows) / 2:
-        text = (f"Most words look most at the word after them, but not every one: {count} of the {len(rows)} words "
-                "followed by another word do.")
-    else:
-        text = f"Only {count} of the {len(rows)} words followed by another word look most at the word after them."
+    branch = "all" if not others else "most" if count > len(rows) / 2 else "few"
+    text = words("start.next_word_rows", branch=branch, count=count, total=len(rows))
     for r, n, top in others:
-        text += (f" {quote(labels[r])} gives more to {quote(keys[top])} ({pct(view.weights[r, top])}) than to the "
-                 f"word after it, {quote(keys[n])} ({pct(view.weights[r, n])}).")
+        text += " " + words("start.next_word_exception", token=quote(labels[r]), top=quote(keys[top]),
+                            top_share=pct(view.weights[r, top]), next=quote(keys[n]),
+                            next_share=pct(view.weights[r, n]))
     return text
 
 
@@ -90,12 +94,9 @@ def partner_reading(example, view: View) -> str:
     partner = analyze(example.partner, view.settings.model_name or None)
     row = partner.attentions[example.layer, example.head, word_position(partner.tokens, example.focus)]
     target, control = (float(row[word_position(partner.tokens, w)]) for w in (example.target, example.control))
-    shares = f"it sends {pct(target)} to {quote(example.target)} and {pct(control)} to {quote(example.control)}"
-    follows = (f"it still looks more at {quote(example.target)}, so where it looks does not follow the meaning here"
-               if target > control else f"it now looks more at {quote(example.control)}, as the meaning does")
-    return (f"In the partner sentence, {quote(example.partner)}, where {quote(example.focus)} means the "
-            f"{example.control}, {shares}: {follows}. The pronoun page shows how this head does on sentences it "
-            "was not chosen on.")
+    return words("start.partner_reading", partner=quote(example.partner), focus=quote(example.focus),
+                 control_word=md(example.control), target_share=pct(target), target=quote(example.target),
+                 control_share=pct(control), control=quote(example.control), still_target=target > control)
 
 
 def what_the_head_does(view: View) -> None:
@@ -119,8 +120,8 @@ def head_summary(view: View) -> str:
     (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
     if pattern not in PATTERN_WORDS:
         return ""
-    return (f"**What this head does** ({view.label}): on average over every row it sends {pct(share)} of a token's "
-            f"attention to {PATTERN_WORDS[pattern]}. Follow the dark cells in the matrix.")
+    return words("start.head_summary", head=view.label, share=pct(share),
+                 pattern=words(f"start.pattern_{PATTERN_KEYS[pattern]}"))
 
 
 def weights_filename(view: View) -> str:
@@ -143,39 +144,38 @@ def follow_the_selected_token():
     tokens, keys, i = view.labels, view.key_labels, view.token
     weights = view.weights  # learned mode: the model's own rows; hidden [CLS]/[SEP] folded into one column
     hidden = weights_hidden(view)
-    focus = ("… where? Guess before the reveal" if hidden  # predict first: its shares wait for the reveal
+    focus = (words("start.focus_hidden") if hidden  # predict first: its shares wait for the reveal
              else readouts.shares(weights[i], keys, i, limit=4))  # the largest; "0.0% on …" would teach nothing
-    st.markdown(f"**Where each word looks** ({view.label}). The selected token, {quote(view.token_label)}, puts "
-                f"{focus}." + ("" if view.settings.teaching else " Click another token below.")
-                + f" ▶ [Play the four steps for {quote(view.token_label)}](#play-the-four-steps).")
+    st.markdown(words("start.where_each_word_looks", head=view.label, token=quote(view.token_label), focus=focus,
+                      teaching=view.settings.teaching, anchor=WALKTHROUGH_ANCHOR))
     token_picker(view)
     left, right = st.columns([3, 2]) if not view.settings.teaching else (st.container(), st.container())
     with left:
         figures.show(
             figures.matrix_heatmap(weights, tokens, keys,
-                                   figures.figure_title("Attention weights", view.settings.sentence, view.label),
+                                   figures.figure_title(words("start.weights_title"), view.settings.sentence,
+                                                        view.label),
                                    kind="weights", highlight_row=i, teaching=view.settings.teaching,
                                    last_column=view.last_column("weights")),
             weights_filename(view), view.settings.teaching, key="fig-home-weights")
     with right:
         figures.show(
             figures.token_lines(weights, tokens, keys,
-                                figures.figure_title("The same, as lines", view.settings.sentence, view.short_label),
+                                figures.figure_title(words("start.lines_title"), view.settings.sentence,
+                                                     view.short_label),
                                 selected=i, teaching=view.settings.teaching),
             figures.figure_filename("home_lines", view.settings.sentence, view.code), view.settings.teaching,
             key="fig-home-lines", revealed_with=weights_filename(view))
-    st.caption("Each row is a token looking (its query), each column a token it looks at (its key). Darker = more "
-               "attention; every row adds up to 100%. Right: thicker line = more attention.")
+    st.caption(words("start.figure_caption"))
     lines = [] if hidden else readouts.every_token_lines(view)
-    intro = (f"**Every token, one line each** ({readouts.token_count(view)}): where it looks most, and the weights "
-             "its output mixes the value vectors with (step 4: each value times its weight, added up).")
+    intro = words("start.every_token_intro", token_count=readouts.token_count(view))
     details = head_details(view)
     if details:
-        with more_detail("this head over every row of your sentence"):
+        with more_detail(words("start.detail_head")):
             st.markdown("\n\n".join(details))
     explain_markers(view, weights_filename(view))
     if lines:
-        with more_detail(f"every token, one line each ({len(lines)} lines)"):
+        with more_detail(words("start.detail_every_token", count=len(lines))):
             st.markdown(intro + "\n\n" + "\n".join(f"- {line}" for line in lines))
     parity_badge(view)
 

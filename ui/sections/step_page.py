@@ -8,6 +8,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from ui import figures
+from ui.content import words
 from ui.settings import (
     settings,
 )
@@ -43,7 +44,7 @@ def explained_matrix(view: View, text: str, formula: str | tuple[str, ...], fig,
 def more_detail(what: str):
     """A clearly labelled, closed section for a step page's technical extras: the main line above it answers the
     step's question in plain words (issue 41: within two screens at 1440×900 above the "why" questions)."""
-    return st.expander(f"More detail: {what}")
+    return st.expander(words("step_page.more_detail", what=what))
 
 
 # A half-width figure on a 1280 px slide holds about this many upright 18 px token labels side by side.
@@ -87,15 +88,12 @@ def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> 
     if view.is_toy:
         return
     # Explained once, with a picture, on the start page (ui/sections/markers.py): here a few words and a link.
-    text = f"**[CLS]** and **[SEP]**: the two markers the model adds ({markers_link()})."
-    apart = "" if view.settings.teaching else " Tick “Show [CLS] and [SEP]” in the sidebar to see each apart."
-    if view.hidden.size and not folded:
-        text += (f" Here they are drawn together as the last column, “{view.score_keys[-1]}”: the two counted as one "
-                 "key, whose score step 3 turns into their two weights added." + apart)
-    elif view.hidden.size:
-        text += (f" Here they are drawn together as the last column, “{view.hidden_label}”: their two weights added, "
-                 "so every row still sums to 1." + apart)
-        if scores_too:  # step 2: score matrices and a row of weights on one page, the same column in both
-            text += (f" In the score matrices the same column, “{view.score_keys[-1]}”, counts the two as one key: "
-                     "scores do not add up, so it holds the score that softmax turns into their weights added.")
-    st.caption(text)
+    parts = [words("step_page.markers", link=markers_link())]
+    if view.hidden.size:
+        parts.append(words("step_page.markers_weights", column=view.hidden_label) if folded else
+                     words("step_page.markers_scores", column=view.score_keys[-1]))
+        if not view.settings.teaching:
+            parts.append(words("step_page.markers_apart"))
+        if folded and scores_too:  # step 2: score matrices and a row of weights on one page, the same column in both
+            parts.append(words("step_page.markers_scores_too", column=view.score_keys[-1]))
+    st.caption(" ".join(parts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import textwrap
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,13 +23,12 @@ from ui.figures.layout import (HIGHLIGHT, SUBTITLE_COLOUR, TICK_COLOUR, _categor
                              font_sizes, title_block_height)
 from ui.figures.matrices import on_a_phone
 from ui.figures.animation import with_frames
-from ui.sections.walkthrough_text import _num, _pct, _power, _sum, captions
+from ui.content import current_language, words
+from ui.sections.walkthrough_text import _num, captions, frame_words, hover_template
 
 if TYPE_CHECKING:  # a type only: the figure is drawn from numbers, without the app's state and model
     from ui.view import View
 
-STEP_NAMES = {1: "the query meets each key", 2: "divide by √d_k", 3: "softmax: e to each score, then share",
-              4: "the values, mixed by the weights"}
 BAR = "#3b82f6"
 FAINT = "rgba(148, 163, 184, 0.45)"
 # Step 1's finished scores: neutral, since its vector panel already uses red and blue for the products' signs.
@@ -121,9 +121,9 @@ def _geometry(labels: list[str], lines: list[str], title: str, teaching: bool) -
             "vector": [y(vector_bottom), y(vector_top)], "row": [0.0, y(vector_bottom + 34)]}
 
 
-def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str], query_label: str,
-                teaching: bool, ranges: dict, number: int, n_frames: int, where: dict) -> tuple[list[dict], dict]:
-    """The four traces' data and the layout of one frame."""
+def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str], query_label: str, teaching: bool,
+                ranges: dict, number: int, n_frames: int, where: dict, language: str) -> tuple[list[dict], dict]:
+    """The four traces' data and the layout of one frame (its words in `language`)."""
     n_columns = len(labels)
     show_text = n_columns <= BAR_TEXT_LIMIT[teaching]
     colours = [HIGHLIGHT if c in frame.columns else (SCORE if frame.step == 1 else BAR) for c in range(n_columns)]
@@ -142,7 +142,6 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     vector_colours = [POSITIVE if v >= 0 else NEGATIVE for v in vector]
     if frame.step == 4:
         vector_colours = ["rgba(245, 158, 11, 0.55)"] * d
-    me = html.escape(query_label, quote=False)  # for the board; the axis titles are escaped where they are set
     traces = [
         {"x": dims, "y": vector, "marker": {"color": vector_colours}},
         {"x": dims, "y": total},
@@ -152,23 +151,8 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
     ]
     top_visible = frame.kind in ("key", "share", "others", "output")
     sizes = font_sizes(teaching)
-    if frame.step == 1:
-        # labels are the axis's (already escaped); the title is escaped as a whole where it is set
-        key = f"k({html.unescape(labels[frame.columns[0]])})" if frame.kind == "key" else "k"
-        top_title = (f"q({query_label}) × {key}, number by number: red = same sign, blue = opposite"
-                     if frame.kind == "key" else "")
-        bottom_title = "raw score q·k"
-    elif frame.step == 2:
-        top_title, bottom_title = "", f"score ÷ √{walk.d_k}"
-    elif frame.kind == "exp":
-        top_title, bottom_title = "", _power(walk.shift)
-    elif frame.step == 3:
-        top_title, bottom_title = "", "weight"
-    else:
-        top_title = (f"the output of “{query_label}” ({d} numbers): dark = added so far, orange = this share"
-                     if frame.kind != "output" else f"the output of “{query_label}”: {d} numbers")
-        bottom_title = "weight"
-    heading = f"<b>Step {frame.step} of 4 · {html.escape(STEP_NAMES[frame.step])}</b>  ({number + 1}/{n_frames})"
+    top_title, bottom_title, heading, board = frame_words(walk, frame, labels, query_label, d, number,
+                                                          n_frames, language)
     wrapped = "<br>".join(html.escape(line, quote=False)
                           for line in textwrap.wrap(caption, _line_chars(teaching)))
     annotations = [
@@ -179,17 +163,6 @@ def _frame_spec(walk: Walkthrough, frame: Frame, caption: str, labels: list[str]
          "yanchor": "top", "showarrow": False, "align": "left", "font": {"size": sizes["base"] + 1,
                                                                           "color": TICK_COLOUR}},
     ]
-    board = ""
-    if frame.step == 2:
-        board = f"each score ÷ √{walk.d_k} = ÷ {_num(walk.scale)}"
-    elif frame.step == 3:
-        power = _power(walk.shift)
-        board = (f"{power}, all added up: Σ = {_sum(walk.exp_total)}" if frame.kind == "exp" else
-                 f"weight = {power} ÷ {_sum(walk.exp_total)}   →   the bars add up to {_pct(sum(frame.bars))}")
-    elif frame.kind == "row":
-        board = f"the row of raw scores of “{me}”"
-    elif frame.kind == "rest":
-        board = f"… and the other {len(frame.columns)} keys the same way"
     # Every frame has the same three annotations: plotly merges a frame's list into the last one item by item.
     annotations.append(_board(board, sizes, where))
     bottom_range = ranges["weights"] if percent else ranges["exps"] if frame.kind == "exp" else ranges["scores"]
@@ -212,14 +185,15 @@ def _board(text: str, sizes: dict, where: dict) -> dict:
 
 
 def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int,
-                       title: str, teaching: bool = False) -> go.Figure:
+                       title: str, teaching: bool = False, language: str | None = None) -> go.Figure:
     """The walk-through as one plotly figure with animation frames, Play/Pause and a slider (all in the browser).
 
     Top: a vector (q × k number by number in step 1; each weighted value and the output in step 4). Bottom: the
     token's row over the keys: raw scores, scaled, e^(score − largest), weights; each frame has its step and caption.
     """
     labels = axis_labels(columns)
-    lines = captions(walk, columns, key_names, query_column)
+    language = language or current_language()  # bound: an offline file is made after the page's run
+    lines = captions(walk, columns, key_names, query_column, language)
     query_label = columns[query_column]
     raw_columns, scaled_columns = walk.score_per_column(walk.raw, walk.scale), walk.score_per_column(walk.scaled)
     partials = [f.total for f in walk.frames if f.step == 4] + [f.vector for f in walk.frames if f.step == 4]
@@ -230,16 +204,19 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
               "exps": [0, 1.2 * float(walk.column_exps.max())],
               "weights": [0, min(1.08, 1.25 * float(walk.column_weights.max()))]}
     where = _geometry(labels, lines, title, teaching)
-    specs = [_frame_spec(walk, frame, line, labels, query_label, teaching, ranges, number, len(walk.frames), where)
+    specs = [_frame_spec(walk, frame, line, labels, query_label, teaching, ranges, number, len(walk.frames), where,
+                         language)
              for number, (frame, line) in enumerate(zip(walk.frames, lines))]
     sizes = font_sizes(teaching)
+
+    hover = partial(hover_template, language=language)
     base_traces = [
         {"type": "bar", "name": "vector", "xaxis": "x", "yaxis": "y", "showlegend": False,
-         "hovertemplate": "number %{x}: %{y:.3f}<extra></extra>"},
-        {"type": "bar", "name": "output so far", "xaxis": "x", "yaxis": "y", "width": 0.45, "showlegend": False,
-         "marker": {"color": TOTAL}, "hovertemplate": "output, number %{x}: %{y:.3f}<extra></extra>"},
+         "hovertemplate": hover("walkthrough.hover_vector")},
+        {"type": "bar", "name": "output", "xaxis": "x", "yaxis": "y", "width": 0.45, "showlegend": False,
+         "marker": {"color": TOTAL}, "hovertemplate": hover("walkthrough.hover_output")},
         {"type": "bar", "name": "before", "xaxis": "x2", "yaxis": "y2", "showlegend": False,
-         "marker": {"color": FAINT}, "hovertemplate": "%{x}, before: %{y:.3f}<extra></extra>"},
+         "marker": {"color": FAINT}, "hovertemplate": hover("walkthrough.hover_before")},
         {"type": "bar", "name": "row", "xaxis": "x2", "yaxis": "y2", "showlegend": False, "width": 0.6,
          "textposition": "outside", "cliponaxis": False, "textfont": {"size": sizes["cell"], "color": TICK_COLOUR},
          "hovertemplate": "%{x}: %{y:.4f}<extra></extra>"},
@@ -257,16 +234,17 @@ def walkthrough_figure(walk: Walkthrough, columns: list[str], key_names: list[st
     # label: at 18 px past 14 frames "Step 1" made it every 2nd and dropped step 2's; bare numbers keep all four.
     short_labels = teaching and len(walk.frames) > 14
     for n, frame in enumerate(walk.frames):
-        name = str(frame.step) if short_labels else f"Step {frame.step}"
+        name = str(frame.step) if short_labels else words("walkthrough.slider_step", language=language,
+                                                            step=frame.step)
         label = name if frame.step != previous_step else ""
         previous_step = frame.step
         slider_steps.append({"method": "animate", "label": label,
                              "args": [[str(n)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                                                  "transition": {"duration": 0}}]})
-    play = {"label": "▶ Play", "method": "animate",
+    play = {"label": words("walkthrough.play", language=language), "method": "animate",
             "args": [None, {"frame": {"duration": FRAME_MS, "redraw": True}, "fromcurrent": True,
                             "transition": {"duration": TRANSITION_MS, "easing": "cubic-in-out"}}]}
-    pause = {"label": "❚❚ Pause", "method": "animate",
+    pause = {"label": words("walkthrough.pause", language=language), "method": "animate",
              "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate",
                                "transition": {"duration": 0}}]}
     # On a phone (a ~300 px plot) Play and Pause take half the plot's width: they start in the left margin and the

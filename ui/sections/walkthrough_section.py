@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
+from ui.content import current_language, words
 from ui.figures.alt_text import FIGURE_TEXT_LABEL
 from ui.figures.animation import offline_html
 from ui.figures.layout import figure_title
@@ -20,22 +21,25 @@ if TYPE_CHECKING:
 ANCHOR = "play-the-four-steps"  # the start page links here from its first screen
 
 
-def build(view: View) -> tuple[go.Figure, list[str], str]:
-    """The walk-through figure of a view, its captions (plain text) and its file name."""
+def build(view: View, language: str | None = None) -> tuple[go.Figure, list[str], str]:
+    """The walk-through figure of a view, its captions (plain text) and its file name, in `language` (the page's:
+    bound by a download made after the page's run)."""
+    language = language or current_language()
     walk = walkthrough_of(view)
     columns = view.key_labels
     key_names = view.base_labels
-    title = figure_title(f"Play the four steps for “{view.token_label}”", view.settings.sentence, view.label)
-    fig = walkthrough_figure(walk, columns, key_names, view.token, title, view.settings.teaching)
+    title = figure_title(words("walkthrough.figure_title", language=language, token=view.token_label),
+                         view.settings.sentence, view.label)
+    fig = walkthrough_figure(walk, columns, key_names, view.token, title, view.settings.teaching, language)
     filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
-    return fig, captions(walk, columns, key_names, view.token), filename
+    return fig, captions(walk, columns, key_names, view.token, language), filename
 
 
-def animation_html(view: View) -> bytes:
+def animation_html(view: View, language: str | None = None) -> bytes:
     """The animation as one HTML file that a teacher opens by double-click, offline."""
-    fig, _, filename = build(view)
-    return offline_html(fig, filename,
-                        f"Self-attention, four steps: {view.token_label} in “{view.settings.sentence[:80]}”")
+    fig, _, filename = build(view, language)
+    return offline_html(fig, filename, words("walkthrough.file_title", language=language, token=view.token_label,
+                                             sentence=view.settings.sentence[:80]))
 
 
 SHOWN = "walkthrough_shown"  # session state: the student asked for the animation (it then follows every token)
@@ -52,25 +56,22 @@ def show_walkthrough(view: View) -> None:
     from ui.text import quote
 
     teaching = view.settings.teaching
-    st.header(f"▶ Play the four steps for {quote(view.token_label)}", anchor=ANCHOR)
+    st.header(words("walkthrough.heading_section", token=quote(view.token_label)), anchor=ANCHOR)
     if st.session_state.get(SHOWN):
         fig, lines, filename = build(view)
         if not teaching:
-            st.markdown("Press **▶ Play** to watch the four steps happen to the selected token with its live "
-                        "numbers, or drag the slider to go frame by frame. Pick another token above to follow "
-                        "its row.")
+            st.markdown(words("walkthrough.how_to_play"))
         st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
         with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
             st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
     else:
         filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
-        st.markdown(f"An animation: the row of {quote(view.token_label)} through the four steps, with the live "
-                    "numbers.")
-        st.button(f"▶ Show the animation for {quote(view.token_label)}", key="walkthrough-show", type="primary",
-                  on_click=_show)
+        st.markdown(words("walkthrough.teaser", token=quote(view.token_label)))
+        st.button(words("walkthrough.show_button", token=quote(view.token_label)), key="walkthrough-show",
+                  type="primary", on_click=_show)
     settings = view.settings  # the buttons' functions keep the settings (the model is found by its name), never the view
     # On a slide the downloads wait in a closed box (a slide shows no buttons); their files are slide-sized there.
-    with st.expander("For class: the animation as a file, and a printable worksheet") if teaching else st.container():
+    with st.expander(words("walkthrough.downloads_box")) if teaching else st.container():
         with st.container(key="class_downloads"):
             walkthrough_downloads(settings, filename)
 
@@ -80,12 +81,6 @@ def _show() -> None:
     import streamlit as st
 
     st.session_state[SHOWN] = True
-
-
-# The how-to for slides, on the slide-size button's "?" rather than in the page's first read.
-SLIDE_HELP = ("For slides: stop on a frame (slider) and press the camera (PNG, 3×) or SVG button at the figure's top "
-              "right; the file is that frame. The HTML file also saves every frame at once, as PNG or SVG. The "
-              "worksheet prints from the browser (its answer sheet starts on a new page).")
 
 
 def walkthrough_downloads(settings, filename: str) -> None:
@@ -98,16 +93,18 @@ def walkthrough_downloads(settings, filename: str) -> None:
     from ui.sections.worksheet import worksheet_html
 
     teaching = settings.teaching
-    st.download_button("⬇️ The animation as one HTML file at slide size (opens offline, every text ≥ 18 px)"
-                       if teaching else "⬇️ The animation as one HTML file (opens offline, for class)",
-                       lambda: animation_html(view_again(settings)), file_name=f"{filename}.html",
+    language = current_language()  # the files are made after the page's run, when the page's language is unknown
+    st.download_button(words("walkthrough.download_html", teaching=teaching),
+                       lambda: animation_html(view_again(settings), language), file_name=f"{filename}.html",
                        mime="text/html", key="walkthrough-html", on_click="ignore")
     if not teaching:
         slide = dataclasses.replace(settings, teaching=True)
-        st.download_button("⬇️ The same at slide size (every text ≥ 18 px, for a projector)",
-                           lambda: animation_html(view_again(slide)), file_name=f"{filename}_slide.html",
-                           mime="text/html", key="walkthrough-html-slide", on_click="ignore", help=SLIDE_HELP)
-    st.download_button("⬇️ A printable worksheet: the four steps with blanks for the class, then the answer sheet",
-                       lambda: worksheet_html(view_again(settings)),
+        # The how-to for slides, on the slide-size button's "?" rather than in the page's first read.
+        st.download_button(words("walkthrough.download_slide"),
+                           lambda: animation_html(view_again(slide), language), file_name=f"{filename}_slide.html",
+                           mime="text/html", key="walkthrough-html-slide", on_click="ignore",
+                           help=words("walkthrough.slide_help"))
+    st.download_button(words("walkthrough.download_worksheet"),
+                       lambda: worksheet_html(view_again(settings), language),
                        file_name=filename.replace("walkthrough_", "worksheet_", 1) + ".html",
                        mime="text/html", key="worksheet-html", on_click="ignore")

@@ -9,6 +9,7 @@ import numpy as np
 
 from lessons.walkthrough import Walkthrough
 
+from ui.content import words
 from ui.text import pct
 
 # --- captions: one plain line per frame, written from its numbers ------------------------------------------------
@@ -21,9 +22,9 @@ def _num(x: float) -> str:
     return f"{x:.2f}".replace("-", "−")
 
 
-def _pct(x: float) -> str:
+def _pct(x: float, language: str | None = None) -> str:
     """The pages' percentages, and "less than 0.1%" where one decimal would print 0.0%."""
-    return "less than 0.1%" if 0 < x < 0.001 else pct(x)
+    return words("walkthrough.less_than_tenth", language=language) if 0 < x < 0.001 else pct(x)
 
 
 def _sum(x: float) -> str:
@@ -31,112 +32,146 @@ def _sum(x: float) -> str:
     return f"{x:.3f}"
 
 
-def _power(shift: float) -> str:
+def _power(shift: float, language: str | None = None) -> str:
     """Step 3's e-values as step 3's table computes them: e to the power of (score − the row's largest)."""
-    return f"e^(score − {_num(shift)})" if shift >= 0 else f"e^(score + {_num(-shift)})"
+    return words("walkthrough.power", language=language, sign="−" if shift >= 0 else "+", shift=_num(abs(shift)))
 
 
-def _who(column: int, columns: list[str], query_column: int) -> str:
-    return "itself" if column == query_column else _q(columns[column])
+def _who(column: int, columns: list[str], query_column: int, language: str | None = None) -> str:
+    return words("walkthrough.who", language=language, own=column == query_column, token=_q(columns[column]))
 
 
-def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int) -> list[str]:
+def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_column: int,
+             language: str | None = None) -> list[str]:
     """One line per frame, plain text (escape it for where it goes). columns: the drawn columns' labels;
-    key_names: every key's token (the whole sentence in learned mode)."""
+    key_names: every key's token (the whole sentence in learned mode). language: the page's, bound for a file
+    made after the page's run."""
     me = _q(columns[query_column])
     raw_columns = walk.score_per_column(walk.raw, walk.scale)  # a folded column: its keys as one key
     single = [c for c, group in enumerate(walk.groups) if len(group) == 1]
     folded = [c for c, group in enumerate(walk.groups) if len(group) > 1]
     weights = walk.column_weights
+
+    def who(c: int) -> str:
+        return _who(c, columns, query_column, language)
+
     lines = []
     for frame in walk.frames:
         if frame.kind == "key":
             c = frame.columns[0]
             score = raw_columns[c]
-            whom = "its own key" if c == query_column else f"the key of {_q(columns[c])}"
-            sign = " Below zero: the two vectors point more apart than alike." if score < 0 else ""
-            lines.append(f"The query of {me} meets {whom}: {walk.d_k} numbers multiplied pair by pair (top), "
-                         f"added up: score {_num(score)} (bottom).{sign}")
+            lines.append(words("walkthrough.caption_key", language=language, me=me, own=c == query_column,
+                               token=_q(columns[c]), d_k=walk.d_k, score=_num(score), negative=score < 0))
         elif frame.kind == "rest":
             rest = raw_columns[list(frame.columns)]
-            lines.append(f"The other {len(frame.columns)} keys the same way: scores from {_num(rest.min())} "
-                         f"to {_num(rest.max())}.")
+            lines.append(words("walkthrough.caption_rest", language=language, count=len(frame.columns),
+                               low=_num(rest.min()), high=_num(rest.max())))
         elif frame.kind == "row":
             shown = raw_columns[single]
             best, worst = single[int(np.argmax(shown))], single[int(np.argmin(shown))]
             if len(single) == 1:
-                text = f"The row of raw scores of {me} has one score: {_num(raw_columns[best])}, with itself."
+                text = words("walkthrough.caption_row_one", language=language, me=me, score=_num(raw_columns[best]))
             else:
-                among = " among the words drawn" if folded else ""
-                text = (f"The row of raw scores of {me}: highest{among} {_num(raw_columns[best])} with "
-                        f"{_who(best, columns, query_column)}, lowest {_num(raw_columns[worst])} with "
-                        f"{_who(worst, columns, query_column)}.")
+                text = words("walkthrough.caption_row", language=language, me=me, among=bool(folded),
+                             high=_num(raw_columns[best]), best=who(best), low=_num(raw_columns[worst]),
+                             worst=who(worst))
             for c in folded:
-                group = walk.groups[c]
-                names = " and ".join(f"{key_names[j]} {_num(walk.raw[j])}" for j in group)
-                text += (f" The hidden {' and '.join(key_names[j] for j in group)} get scores too ({names}); "
-                         f"the column {_q(columns[c])} counts them as one key, {_num(raw_columns[c])}: the score "
-                         f"that step 3 turns into their two weights added, as on step 1's page.")
+                hidden = [(key_names[j], _num(walk.raw[j])) for j in walk.groups[c]]
+                text += " " + words("walkthrough.caption_row_folded", language=language, hidden=hidden,
+                                    column=_q(columns[c]), score=_num(raw_columns[c]))
             lines.append(text)
         elif frame.kind == "scaled":
             c = int(np.argmax(np.abs(raw_columns)))
             raw_row = raw_columns  # the drawn bars, a folded column's too
             scaled_row = raw_row / walk.scale
-            lines.append(f"Every score is divided by √d_k = √{walk.d_k} = {_num(walk.scale)}: "
-                         f"{_num(raw_columns[c])} becomes {_num(raw_columns[c] / walk.scale)} for "
-                         f"{_who(c, columns, query_column)}. The order "
-                         f"stays; the range {_num(raw_row.max() - raw_row.min())} shrinks to "
-                         f"{_num(scaled_row.max() - scaled_row.min())}.")
+            lines.append(words("walkthrough.caption_scaled", language=language, d_k=walk.d_k, scale=_num(walk.scale),
+                               raw=_num(raw_columns[c]), scaled=_num(raw_columns[c] / walk.scale), who=who(c),
+                               range_raw=_num(raw_row.max() - raw_row.min()),
+                               range_scaled=_num(scaled_row.max() - scaled_row.min())))
         elif frame.kind == "exp":
             exps = walk.column_exps
             c = int(np.argmax(exps))
-            whose = (_who(c, columns, query_column) if len(walk.groups[c]) == 1 else
-                     f"{_q(columns[c])} (their e-values added)")
+            one = len(walk.groups[c]) == 1
             # One way, as step 3's table: minus the row's largest score first, so the largest becomes 1.
-            lines.append(f"Softmax raises e to the power of each score minus the largest, {_num(walk.shift)} "
-                         f"(this changes no weight and keeps the numbers small): every number turns positive, "
-                         f"the largest score's becomes 1; the tallest bar, {whose}, is {_num(exps[c])}. They add up to "
-                         f"{_sum(walk.exp_total)}.")
+            lines.append(words("walkthrough.caption_exp", language=language, shift=_num(walk.shift),
+                               folded=not one, whose=who(c) if one else _q(columns[c]), value=_num(exps[c]),
+                               total=_sum(walk.exp_total)))
         elif frame.kind == "weights":
             order = [int(c) for c in np.argsort(-weights, kind="stable")]
             top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
-            parts = ", ".join(f"{_pct(weights[c])} on {_who(c, columns, query_column)}" for c in top)
             shown_total = sum(round(100 * w) for w in weights)  # what the bars' whole-percent labels add up to
-            rounding = (f" (Each bar's label is rounded: together they show {shown_total}%.)"
-                        if shown_total != 100 else "")
-            lines.append(f"Each divided by their sum, {_sum(walk.exp_total)}: the weights, which add up to 1 "
-                         f"(100%): {parts}.{rounding}")
+            lines.append(words("walkthrough.caption_weights", language=language, total=_sum(walk.exp_total),
+                               parts=[(_pct(weights[c], language), who(c)) for c in top], shown_total=shown_total))
         elif frame.kind == "share":
             c = frame.columns[0]
-            what = "its own value" if c == query_column else f"the value of {_q(columns[c])}"
+            what = "own" if c == query_column else "one"
             if len(walk.groups[c]) > 1:
-                what = f"the values of {' and '.join(key_names[j] for j in walk.groups[c])}"
-            lines.append(f"{_pct(weights[c])} × {what} (orange bars) is added to the output of {me} (dark bars).")
+                what = "folded"
+            lines.append(words("walkthrough.caption_share", language=language, share=_pct(weights[c], language),
+                               what=what, token=_q(columns[c]), hidden=[key_names[j] for j in walk.groups[c]],
+                               me=me))
         elif frame.kind == "others":
             share = weights[list(frame.columns)].sum()
-            lines.append(f"The last value, {_pct(share)} of the weight, is added in the same way." if
-                         len(frame.columns) == 1 else
-                         f"The other {len(frame.columns)} values, {_pct(share)} of the weight together, are added "
-                         f"in the same way.")
+            lines.append(words("walkthrough.caption_others", language=language, count=len(frame.columns),
+                               share=_pct(share, language)))
         else:  # the output
             # Split as step 4 splits it: own value, the other words, and [CLS]/[SEP] (a folded column).
             own = weights[query_column]
             markers = float(sum(weights[c] for c in folded))
-            words = max(1 - own - markers, 0.0)
+            others = max(1 - own - markers, 0.0)
             # Weights, said as weights: a weight is not a share of the output vector (values differ in length).
-            from_markers = f" and [CLS] and [SEP]'s × {_pct(markers)}" if folded and markers >= 0.005 else ""
-            lines.append(f"The output of {me}: {walk.output.size} new numbers, its own value × {_pct(own)}, the "
-                         f"other words' values × {_pct(words)} in all{from_markers}, added up. The next layer reads "
-                         f"this vector.")
+            lines.append(words("walkthrough.caption_output", language=language, me=me, size=walk.output.size,
+                               own=_pct(own, language), others=_pct(others, language),
+                               markers=_pct(markers, language) if folded and markers >= 0.005 else ""))
     return lines
+
+
+def frame_words(walk: Walkthrough, frame, labels: list[str], query_label: str, d: int, number: int, n_frames: int,
+                language: str) -> tuple[str, str, str, str]:
+    """One frame's words in the figure: the top and bottom panels' axis titles, the step heading (HTML) and the
+    big writing on the board (escaped; "" for a frame with a vector to show). labels: the axis's, escaped."""
+    top_title, bottom_title, board = "", words("walkthrough.weight_title", language=language), ""
+    if frame.step == 1:
+        # the title is escaped as a whole where it is set
+        key = f"k({html.unescape(labels[frame.columns[0]])})" if frame.kind == "key" else "k"
+        top_title = (words("walkthrough.products_title", language=language, query=query_label, key=key)
+                     if frame.kind == "key" else "")
+        bottom_title = words("walkthrough.raw_title", language=language)
+    elif frame.step == 2:
+        bottom_title = words("walkthrough.scaled_title", language=language, d_k=walk.d_k)
+    elif frame.kind == "exp":
+        bottom_title = _power(walk.shift, language)
+    elif frame.step == 4:
+        top_title = words("walkthrough.output_title", language=language, done=frame.kind == "output",
+                          query=query_label, d=d)
+    name = html.escape(words(f"walkthrough.step_name_{frame.step}", language=language))
+    heading = words("walkthrough.heading", language=language, step=frame.step, name=name, number=number + 1,
+                    n_frames=n_frames)
+    if frame.step == 2:
+        board = words("walkthrough.board_scale", language=language, d_k=walk.d_k, scale=_num(walk.scale))
+    elif frame.step == 3:
+        power, total = _power(walk.shift, language), _sum(walk.exp_total)
+        board = (words("walkthrough.board_exp", language=language, power=power, total=total) if frame.kind == "exp"
+                 else words("walkthrough.board_weights", language=language, power=power, total=total,
+                            bars=_pct(sum(frame.bars), language)))
+    elif frame.kind == "row":
+        board = words("walkthrough.board_row", language=language, token=html.escape(query_label, quote=False))
+    elif frame.kind == "rest":
+        board = words("walkthrough.board_rest", language=language, count=len(frame.columns))
+    return top_title, bottom_title, heading, board
+
+
+def hover_template(name: str, language: str) -> str:
+    """A trace's hover text: plotly's placeholders go in as values, so the pseudo-language leaves them as they are."""
+    return words(name, language=language, x="%{x}", y="%{y:.3f}") + "<extra></extra>"
 
 
 def frames_text_html(token: str, lines: list[str], steps: list[int]) -> str:
     """The walk-through as text: one sentence, then a table of its frames (frame, step, caption); all escaped."""
-    sentence = (f"An animation of the four steps for “{token}” in {len(lines)} frames: the scores, the scaling by "
-                "√d_k, the softmax weights and the output, each frame with its numbers.")
+    sentence = words("walkthrough.text_sentence", token=token, count=len(lines))
     rows = "".join(f"<tr><th scope=\"row\">{n}</th><td>{step}</td><td>{html.escape(line)}</td></tr>"
                    for n, (line, step) in enumerate(zip(lines, steps), 1))
-    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr><th scope="col">frame</th>'
-            f'<th scope="col">step</th><th scope="col">what happens</th></tr></thead><tbody>{rows}</tbody></table>'
-            '</div>')
+    head = "".join(f'<th scope="col">{html.escape(words(name))}</th>' for name in
+                   ("walkthrough.column_frame", "walkthrough.column_step", "walkthrough.column_what"))
+    return (f'<div class="figure-text"><p>{html.escape(sentence)}</p><table><thead><tr>{head}</tr></thead>'
+            f'<tbody>{rows}</tbody></table></div>')

@@ -14,6 +14,7 @@ import numpy as np
 
 from lessons import explain
 
+from ui.content import ENGLISH, PSEUDO, current_language, words
 from ui.text import html_text, pct
 from ui.sections.whys import other_words_share
 
@@ -79,69 +80,63 @@ def _fill(value: str, answers: bool) -> str:
     return f"<b>{html_text(value)}</b>" if answers else '<span class="blank">&nbsp;</span>'
 
 
-# The one table: a column per number, grouped under the step that makes it (step 3's weight is step 4's too).
-STEP_COLUMNS = (("Step 1", [("score q·k", "raw")]), ("Step 2", [("score ÷ √d_k", "scaled")]),
-                ("Step 3", [("minus the row's largest", "shifted"), ("e to that power", "exps"),
-                            ("weight", "weights"), ("as a share", "shares")]),
-                ("Step 4", [("value (1st number)", "value"), ("weight × value", "weighted")]))
+# The one table: a column per number, grouped under the step that makes it (step 3's weight is step 4's too); the
+# names are worksheet.toml's column_… texts.
+STEP_COLUMNS = ((1, ["raw"]), (2, ["scaled"]), (3, ["shifted", "exps", "weights", "shares"]),
+                (4, ["value", "weighted"]))
 
 
-def _table(numbers: dict, keys: list[str], me: int, answers: bool) -> str:
-    steps = "".join(f'<th colspan="{len(columns)}">{step}</th>' for step, columns in STEP_COLUMNS)
-    columns = [(f"{number}. {html_text(name)}", numbers[key]) for number, (name, key) in
-               enumerate((c for _, cs in STEP_COLUMNS for c in cs), start=1)]
+def _table(numbers: dict, keys: list[str], me: int, answers: bool, language: str) -> str:
+    steps = "".join(f'<th colspan="{len(columns)}">'
+                    f'{html_text(words("worksheet.step_group", language=language, step=step))}</th>'
+                    for step, columns in STEP_COLUMNS)
+    columns = [(f"{number}. {html_text(words(f'worksheet.column_{key}', language=language))}", numbers[key])
+               for number, key in enumerate((c for _, cs in STEP_COLUMNS for c in cs), start=1)]
     head = "".join(f"<th>{name}</th>" for name, _ in columns)
     rows = []
     for r, key in enumerate(keys):
         mark = ' class="me"' if r == me else ""
         cells = "".join(f'<td class="n">{html_text(values[r]) if answers else BLANK}</td>' for _, values in columns)
         rows.append(f"<tr><td{mark}>{html_text(key)}</td>{cells}</tr>")
-    return (f'<table><thead><tr><th rowspan="2">key token</th>{steps}</tr><tr>{head}</tr></thead>'
+    first = html_text(words("worksheet.key_token", language=language))
+    return (f'<table><thead><tr><th rowspan="2">{first}</th>{steps}</tr><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def sheet_html(view: View, numbers: dict, answers: bool) -> str:
-    """One sheet: the class's (every number blank) or the answer sheet (the live numbers)."""
+def sheet_html(view: View, numbers: dict, answers: bool, language: str | None = None) -> str:
+    """One sheet: the class's (every number blank) or the answer sheet (the live numbers), in `language`."""
+    language = language or current_language()
     keys, me = view.base_key_labels, view.base_index
     token = html_text(view.token_label)
     f = lambda key: _fill(numbers[key], answers)  # noqa: E731
-    hidden = (" The rows marked “(hidden)” are [CLS] and [SEP], the marker tokens the model adds; they count "
-              "like every other key." if not view.is_toy and view.hidden.size else "")
-    title = "Answer sheet" if answers else "Worksheet"
     best_key = f"<b>“{html_text(numbers['best'][0])}”</b>" if answers else _fill("", False)
+    items = [words("worksheet.step1", language=language, token=token, best_key=best_key,
+                   best_score=_fill(numbers["best"][1], answers)),
+             words("worksheet.step2", language=language, d_k=f("d_k"), sqrt_dk=f("sqrt_dk")),
+             words("worksheet.step3", language=language, exp_sum=f("exp_sum")),
+             words("worksheet.step4", language=language, token=token, output=f("output"))]
     parts = [
         f'<section class="sheet" id="{"answers" if answers else "class"}">',
-        f"<h1>{title}: self-attention, four steps for “{token}”</h1>",
+        f"<h1>{words('worksheet.heading', language=language, answers=answers, token=token)}</h1>",
         f'<p class="sentence">{html_text(view.settings.sentence)}</p>',
-        f"<p class=\"note\">Model all-MiniLM-L6-v2, {html_text(view.label)}. The selected token is "
-        f"“{token}” (highlighted). "
-        + ("The live numbers of the app's step pages." if answers else "Fill the blanks from the app's step pages.")
-        + f"{hidden}</p>",
-        '<ol class="steps">',
-        f"<li><b>Compare the query with every key.</b> The score of a key is the dot product q(“{token}”) · k(key) "
-        f"(column 1). The best match is {best_key} with a score of {_fill(numbers['best'][1], answers)}.</li>",
-        f"<li><b>Scale.</b> Each query and key has d_k = {f('d_k')} numbers, so every score is divided by "
-        f"√d_k = {f('sqrt_dk')} (column 2).</li>",
-        "<li><b>Softmax turns the scores into weights.</b> Subtract the row's largest scaled score from each "
-        f"(column 3), raise e to that power (column 4), and divide by the sum of the e-values, {f('exp_sum')}: the "
-        "weight (column 5, and as a share of 100% in column 6).</li>",
-        f"<li><b>The output is a weighted mix of the values.</b> Each key's value vector, times its weight, is added "
-        f"into the output of “{token}”. For the first number of each value vector (column 7), weight × value is "
-        f"column 8; their sum is the first number of the output of “{token}”: {f('output')}.</li>",
-        "</ol>",
-        _table(numbers, keys, me, answers),
-        f"<p>“{token}” puts {f('own')} of its attention weight on itself and {f('words')} on the other words of "
-        f"the sentence" + (f"; {f('markers')} goes to [CLS] and [SEP]" if not view.is_toy else "")
-        + ". (A weight is not a share of the output: a value vector that is long adds more than its weight.)</p>",
+        '<p class="note">' + words("worksheet.note", language=language, head=html_text(view.label), token=token,
+                                   answers=answers, hidden=not view.is_toy and bool(view.hidden.size)) + "</p>",
+        '<ol class="steps">', *(f"<li>{item}</li>" for item in items), "</ol>",
+        _table(numbers, keys, me, answers, language),
+        "<p>" + words("worksheet.shares", language=language, token=token, own=f("own"), others=f("words"),
+                      has_markers=not view.is_toy, markers=f("markers")) + "</p>",
         "</section>",
     ]
     return "\n".join(parts)
 
 
-def worksheet_html(view: View) -> bytes:
-    """The class's sheet, then (from a new printed page) the answer sheet: one file, nothing fetched."""
+def worksheet_html(view: View, language: str | None = None) -> bytes:
+    """The class's sheet, then (from a new printed page) the answer sheet: one file, nothing fetched. language: the
+    page's, bound when the download button was made (the file is made after the page's run)."""
+    language = language or current_language()
     numbers = worksheet_numbers(view)
-    title = html_text(f"Worksheet: self-attention for “{view.token_label}”")
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            f"<style>{STYLE}</style></head><body>\n{sheet_html(view, numbers, answers=False)}\n"
-            f"{sheet_html(view, numbers, answers=True)}\n</body></html>\n").encode("utf-8")
+    title = html_text(words("worksheet.file_title", language=language, token=view.token_label))
+    lang = ENGLISH if language == PSEUDO else language  # the pseudo-language is English, marked
+    return (f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{title}</title>'
+            f"<style>{STYLE}</style></head><body>\n{sheet_html(view, numbers, False, language)}\n"
+            f"{sheet_html(view, numbers, True, language)}\n</body></html>\n").encode("utf-8")

@@ -24,6 +24,9 @@ function shapeOf(weights) {
   return ["leads", order];
 }
 
+// The drawing's words come from Python in the page's language (d.text); a {name} in one is filled in here.
+const fill = (template, values) => template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
+const esc = (text) => String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 const pct = (w) => (100 * w).toFixed(w < 0.01 && w > 0 ? 1 : 0) + "%";
 const num = (x) => (Math.abs(x) < 0.005 ? 0 : x).toFixed(2).replace("-", "−");
 
@@ -37,14 +40,12 @@ function el(name, attrs, parent, text) {
 
 function story(d, n, q) {
   const [shape, order] = shapeOf(n.weights);
-  const w = d.words, a = order[0], b = order[1];
-  let text;
-  if (shape === "even") text = `No key stands out: the weights are nearly even, so the output is close to the average of the values.`;
-  else if (shape === "tie") text = `“${w[a]}” and “${w[b]}” tie (${pct(n.weights[a])} and ${pct(n.weights[b])}): the output lies between their two values.`;
-  else text = `“${w[a]}” takes the largest weight (${pct(n.weights[a])}), so the output moves toward the value of “${w[a]}”.`;
-  if (Math.max(...n.scores) < 0) text += " Every score is below zero — nothing on offer matches — yet the weights still add up to 100%: softmax always hands out all of the attention.";
+  const w = d.words, a = order[0], b = order[1], t = d.text;
+  const said = { a: w[a], b: w[b], share_a: pct(n.weights[a]), share_b: pct(n.weights[b]) };
+  let text = fill(shape === "even" ? t.storyEven : shape === "tie" ? t.storyTie : t.storyLeads, said);
+  if (Math.max(...n.scores) < 0) text += " " + t.storyNegative;
   const list = w.map((word, i) => `${word} ${pct(n.weights[i])}`).join(", ");
-  return { text, full: `Query at (${num(q[0])}, ${num(q[1])}). Weights: ${list}. Output at (${num(n.output[0])}, ${num(n.output[1])}).` };
+  return { text, full: fill(t.storyNumbers, { x: num(q[0]), y: num(q[1]), list, ox: num(n.output[0]), oy: num(n.output[1]) }) };
 }
 
 function build(host, d) {
@@ -53,15 +54,16 @@ function build(host, d) {
   root.className = "bh" + (d.teaching ? " teach" : "");
   host.appendChild(root);
   const state = { q: d.presets[0].query.slice(), divisor: d.sqrtDk, root, d, timer: null, redraws: [] };
+  const t = d.text;
 
   const presets = document.createElement("div");
   presets.className = "bh-row";
   presets.setAttribute("role", "group");
-  presets.setAttribute("aria-label", "Examples to start from");
-  presets.innerHTML = "<span class='bh-lead'>Start from:</span>";
+  presets.setAttribute("aria-label", t.examplesLabel);
+  presets.innerHTML = `<span class='bh-lead'>${esc(t.startFrom)}</span>`;
   d.presets.forEach((p, i) => {
     const b = document.createElement("button");
-    b.type = "button"; b.textContent = p.name; b.dataset.preset = i; b.title = `The query asks for ${p.asks}`;
+    b.type = "button"; b.textContent = p.name; b.dataset.preset = i; b.title = p.title;
     b.onclick = () => { state.q = p.query.slice(); update(state, null); };
     presets.appendChild(b);
   });
@@ -70,16 +72,16 @@ function build(host, d) {
   const control = document.createElement("div");
   control.className = "bh-row";
   const [lo, hi] = d.divisorRange;
-  control.innerHTML = `<label>Divide every score by <input type="range" class="bh-divisor" min="${lo}" max="${hi}"
+  control.innerHTML = `<label>${esc(t.divideBy)} <input type="range" class="bh-divisor" min="${lo}" max="${hi}"
     step="0.01" value="${d.sqrtDk}"> <output class="bh-divisor-out"></output></label>
-    <button type="button" class="bh-reset">Back to √d_k = √${d.dk} ≈ ${d.sqrtDk.toFixed(2)}</button>
-    <span class="bh-hint">smaller → sharper weights, larger → flatter</span>`;
+    <button type="button" class="bh-reset">${esc(t.reset)}</button>
+    <span class="bh-hint">${esc(t.hint)}</span>`;
   control.querySelector(".bh-divisor").oninput = (e) => { state.divisor = Number(e.target.value); update(state, e); };
   control.querySelector(".bh-reset").onclick = () => { state.divisor = d.sqrtDk; update(state, null); };
   root.appendChild(control);
 
   const svg = el("svg", { xmlns: NS, role: "group", "font-family": FONT, class: "bh-svg" }, null);
-  el("title", {}, svg, `Attention by hand: the query of “${d.queryWord}” meets ${d.words.length} keys`);
+  el("title", {}, svg, t.svgTitle);
   root.appendChild(svg);
   state.svg = svg;
 
@@ -90,18 +92,18 @@ function build(host, d) {
   state.live = live;
 
   const details = document.createElement("details");
-  const cells = d.words.map((w, i) => `<tr><th scope="row">${w}</th><td data-kind="score" data-i="${i}"></td>
+  const cells = d.words.map((w, i) => `<tr><th scope="row">${esc(w)}</th><td data-kind="score" data-i="${i}"></td>
     <td data-kind="scaled" data-i="${i}"></td><td data-kind="weight" data-i="${i}"></td></tr>`).join("");
-  details.innerHTML = `<summary>The numbers as a table</summary><table class="bh-table"><thead><tr><th scope="col">word</th>
-    <th scope="col">score (query · key)</th><th scope="col">scaled score</th><th scope="col">weight</th></tr></thead>
+  details.innerHTML = `<summary>${esc(t.tableSummary)}</summary><table class="bh-table"><thead><tr><th scope="col">${esc(t.tableWord)}</th>
+    <th scope="col">${esc(t.tableScore)}</th><th scope="col">${esc(t.tableScaled)}</th><th scope="col">${esc(t.tableWeight)}</th></tr></thead>
     <tbody>${cells}</tbody></table><p class="bh-out"></p>`;
   root.appendChild(details);
   state.details = details;
 
   const downloads = document.createElement("div");
   downloads.className = "bh-row";
-  downloads.innerHTML = `<button type="button" class="bh-svg-dl">⬇ Download the drawing (SVG)</button>
-    <button type="button" class="bh-png-dl">⬇ Download the drawing (PNG)</button>`;
+  downloads.innerHTML = `<button type="button" class="bh-svg-dl">${esc(t.downloadSvg)}</button>
+    <button type="button" class="bh-png-dl">${esc(t.downloadPng)}</button>`;
   downloads.querySelector(".bh-svg-dl").onclick = () => save(state, "svg");
   downloads.querySelector(".bh-png-dl").onclick = () => save(state, "png");
   root.appendChild(downloads);
@@ -134,8 +136,8 @@ function layout(state) {
   const bg = el("g", {}, svg);
   el("rect", { x: 0, y: 0, width, height, fill: "#ffffff" }, bg);
   state.parts = {
-    keys: plane(state, places[0], `Keys, and the query of “${d.queryWord}”`, d.keyAxes, big, true),
-    values: plane(state, places[1], "Values, and the output (their mix)", d.valueAxes, big, false),
+    keys: plane(state, places[0], d.text.keysTitle, d.text.keyAxes, big, true),
+    values: plane(state, places[1], d.text.valuesTitle, d.text.valueAxes, big, false),
     bars: el("g", { transform: `translate(${places[2][0]},${places[2][1]})` }, svg),
   };
   state.big = big; state.rowH = rowH;
@@ -162,7 +164,7 @@ function plane(state, [x0, y0], title, axes, big, draggable) {
   const part = { g, arrows, toX, toY, unit, lim, right: toX(lim) + 18, left: 4 };
   if (draggable) {
     const pad = el("rect", { x: toX(-lim), y: toY(lim), width: size, height: size, fill: "transparent", class: "bh-pad" }, g);
-    const handle = el("g", { tabindex: 0, role: "button", "aria-roledescription": "movable query arrow", class: "bh-handle" }, g);
+    const handle = el("g", { tabindex: 0, role: "button", "aria-roledescription": d.text.handleRole, class: "bh-handle" }, g);
     part.handle = handle;
     part.queryLine = el("g", {}, g);
     g.appendChild(handle);
@@ -222,25 +224,27 @@ function update(state, event) {
   k.arrows.replaceChildren();
   d.keys.forEach((key, i) => arrow(k.arrows, k, [0, 0], key, COLOURS[i], 3, { text: d.words[i], size }));
   k.queryLine.replaceChildren();
-  arrow(k.queryLine, k, [0, 0], q, QUERY, 5, { text: `query (${num(q[0])}, ${num(q[1])})`, size });
+  const t = d.text, at = { x: num(q[0]), y: num(q[1]) };
+  arrow(k.queryLine, k, [0, 0], q, QUERY, 5, { text: fill(t.queryArrow, at), size });
   k.handle.replaceChildren();
   el("circle", { cx: k.toX(q[0]), cy: k.toY(q[1]), r: 13, fill: QUERY, "fill-opacity": 0.25, stroke: QUERY, "stroke-width": 2 }, k.handle);
-  k.handle.setAttribute("aria-label", `Query of “${d.queryWord}”: ${d.keyAxes[0]} ${num(q[0])}, ${d.keyAxes[1]} ${num(q[1])}. The arrow keys move it.`);
+  k.handle.setAttribute("aria-label", fill(t.handleLabel, at));
   // The values, each as strong as its weight, and the output they mix to.
   const v = parts.values;
   v.arrows.replaceChildren();
   d.values.forEach((value, i) => arrow(v.arrows, v, [0, 0], value, COLOURS[i], 2 + 5 * n.weights[i],
                                         { text: `${d.words[i]} ${pct(n.weights[i])}`, size }, 0.3 + 0.7 * n.weights[i]));
-  arrow(v.arrows, v, [0, 0], n.output, OUTPUT, 5, { text: `output (${num(n.output[0])}, ${num(n.output[1])})`, size });
+  const out = { x: num(n.output[0]), y: num(n.output[1]) };
+  arrow(v.arrows, v, [0, 0], n.output, OUTPUT, 5, { text: fill(t.outputArrow, out), size });
   // Scores, scaled scores and weights as bars.
   const b = parts.bars;
   b.replaceChildren();
   const col = { score: 150, scaled: 235, bar: 250, barW: 100 };
-  el("text", { x: 8, y: 24, "font-size": 17 * big, "font-weight": 600, fill: INK }, b, "Scores → weights");
+  el("text", { x: 8, y: 24, "font-size": 17 * big, "font-weight": 600, fill: INK }, b, t.barsTitle);
   const head = { "font-size": 13 * big, fill: FAINT, "text-anchor": "end" };
-  el("text", { ...head, x: col.score, y: 62 }, b, "score");
+  el("text", { ...head, x: col.score, y: 62 }, b, t.barsScore);
   el("text", { ...head, x: col.scaled, y: 62 }, b, `÷ ${state.divisor.toFixed(2)}`);
-  el("text", { ...head, x: col.bar + col.barW + 48, y: 62 }, b, "weight");
+  el("text", { ...head, x: col.bar + col.barW + 48, y: 62 }, b, t.barsWeight);
   d.words.forEach((word, i) => {
     const y = 95 + i * rowH;
     el("text", { x: 8, y, "font-size": size, "font-weight": 600, fill: COLOURS[i] }, b, word);
@@ -250,7 +254,7 @@ function update(state, event) {
     el("rect", { x: col.bar, y: y - 14, width: col.barW * n.weights[i], height: 18, fill: COLOURS[i] }, b);
     el("text", { x: col.bar + col.barW + 48, y, "font-size": size, fill: INK, "text-anchor": "end", "font-weight": 600 }, b, pct(n.weights[i]));
   });
-  el("text", { x: 8, y: 95 + d.words.length * rowH, "font-size": 13 * big, fill: FAINT }, b, "The weights always add up to 100%.");
+  el("text", { x: 8, y: 95 + d.words.length * rowH, "font-size": 13 * big, fill: FAINT }, b, t.barsTotal);
   // The numbers as text: the table at once, the spoken summary once the query rests.
   const values = { score: n.scores, scaled: n.scaled, weight: n.weights };
   state.details.querySelectorAll("td").forEach((td) => {
@@ -259,9 +263,9 @@ function update(state, event) {
     td.textContent = td.dataset.kind === "weight" ? pct(x) : num(x);
   });
   const said = story(d, n, q);
-  const out = state.details.querySelector(".bh-out");
-  out.textContent = `Output (the weights' mix of the values): (${num(n.output[0])}, ${num(n.output[1])}).`;
-  out.dataset.x = n.output[0]; out.dataset.y = n.output[1];
+  const line = state.details.querySelector(".bh-out");
+  line.textContent = fill(t.outputLine, out);
+  line.dataset.x = n.output[0]; line.dataset.y = n.output[1];
   state.root.dataset.q = JSON.stringify(q);
   state.root.dataset.divisor = state.divisor;
   state.root.querySelector(".bh-divisor").value = state.divisor;

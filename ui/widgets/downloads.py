@@ -8,12 +8,14 @@ import numpy as np
 import streamlit as st
 
 from ui import figures
+from ui.content import words
 from ui.text import no_bidi
 from ui.view import View, view_again
 
 
-def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
-    """CSV with token labels; cells are written as numbers, labels quoted so spreadsheets keep them text."""
+def matrix_csv(matrix, row_tokens, col_tokens=None, corner: str | None = None) -> bytes:
+    """CSV with token labels; cells are written as numbers, labels quoted so spreadsheets keep them text.
+    corner: the top-left cell's words (default: the page's language's, downloads.csv_corner)."""
     matrix = np.asarray(matrix)
     cols = list(col_tokens) if col_tokens is not None else [f"dim{j}" for j in range(matrix.shape[1])]
     def cell(text):
@@ -21,7 +23,8 @@ def matrix_csv(matrix, row_tokens, col_tokens=None) -> bytes:
         if text[:1] in ("=", "+", "-", "@"):  # never let a spreadsheet run a token as a formula
             text = "'" + text
         return f'"{text}"'
-    lines = [",".join([cell("query \\ key")] + [cell(c) for c in cols])]
+    lines = [",".join([cell(corner if corner is not None else words("downloads.csv_corner"))]
+                      + [cell(c) for c in cols])]
     for token, row in zip(row_tokens, matrix):
         lines.append(",".join([cell(token)] + [repr(float(v)) for v in row]))
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -46,10 +49,11 @@ def downloads(view: View, step_name: str, matrix, col_tokens=None) -> None:
     # one matrix and the settings, never the view, whose model pass is up to 25 MB.
     matrix, tokens, settings = np.array(matrix), list(view.labels), view.settings
     col_tokens = None if col_tokens is None else list(col_tokens)
+    corner = words("downloads.csv_corner")  # the file is made later, on a click, outside the page's run
     left, right = st.columns(2)
-    left.download_button("⬇️ This matrix as CSV", lambda: matrix_csv(matrix, tokens, col_tokens),
+    left.download_button(words("downloads.csv_button"), lambda: matrix_csv(matrix, tokens, col_tokens, corner),
                          file_name=f"{base}.csv", mime="text/csv", key=f"csv-{step_name}", on_click="ignore")
-    right.download_button("⬇️ All intermediates (.npz)", lambda: intermediates_npz(view_again(settings)),
+    right.download_button(words("downloads.npz_button"), lambda: intermediates_npz(view_again(settings)),
                           file_name=figures.figure_filename("attention", view.settings.sentence, view.code) + ".npz",
                           mime="application/octet-stream", key=f"npz-{step_name}", on_click="ignore")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.meaning import MAX_WORD_CHARS
-from ui.content import languages
+from ui.content import languages, words
 from ui.settings import D_K_CHOICES, MAX_SENTENCE_CHARS, MODES
 from ui.text import md
 
@@ -59,7 +59,7 @@ def cut_link_text(key: str) -> int | None:
 
 
 def _link_notice(key: str, value: str) -> str:
-    return f"The link's {key} value “{md(value[:40])}” is not valid, so the default is used."
+    return words("links.not_valid", key=key, value=md(value[:40]))
 
 
 def _drop_link_value(key: str) -> None:
@@ -111,6 +111,8 @@ def link_notices() -> list[str]:
             bad = next((v for v in values if not valid(v)), None)
             if bad is not None:
                 notices.append(_link_notice(key, bad))
+                if key == "token":
+                    st.session_state["_link_token_refused"] = True
                 _drop_link_value(key)
         st.session_state["_link_notices"] = notices
     return st.session_state["_link_notices"]
@@ -127,9 +129,10 @@ def follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int,
     if previous is None:  # first run of the session: the link's token, if any and in range
         raw = st.query_params.get("token")
         number = link_number(raw, n_tokens)
-        if raw is not None and number is None and not any("link's token" in n for n in notices):
-            notices.append(f"The link's token value “{md(raw[:40])}” is not one of this sentence's {n_tokens} "
-                           f"tokens (a link numbers them 0 to {n_tokens - 1}), so the first token is used.")
+        # one notice for the token: link_notices may have refused its value already
+        if raw is not None and number is None and not state.get("_link_token_refused"):
+            notices.append(words("links.token_out_of_range", value=md(raw[:40]), n_tokens=n_tokens,
+                                 last=n_tokens - 1))
         if raw is not None or not isinstance(state.get("token"), int):
             state["token"] = number or 0
     elif previous[0] != sentence:

@@ -11,6 +11,8 @@ import json
 
 import streamlit as st
 
+from ui.content import words
+
 # The header stays: it holds the only button that opens the sidebar again (issue 41: without it a slide was a dead
 # end). The content takes the screen's width (a 1920 px projector: ~1820 px), and the sentence box is on the
 # slide itself, so a teacher changes the sentence with the sidebar put away.
@@ -144,7 +146,8 @@ SCROLL_FOCUS_HTML = """<script>
     });
     // Numbered in page order: each region's name is unique (axe-core's "landmark-unique").
     document.querySelectorAll('[data-scroll-focus]').forEach((box, i) => {
-      const name = (box.matches('.katex-display') ? 'formula ' : 'table ') + (i + 1) + ', scrolls';
+      const names = window.__scrollNames || {formula: 'formula #, scrolls', table: 'table #, scrolls'};
+      const name = (box.matches('.katex-display') ? names.formula : names.table).replace('#', String(i + 1));
       if (box.getAttribute('aria-label') !== name) box.setAttribute('aria-label', name);
     });
   }
@@ -161,6 +164,13 @@ SCROLL_FOCUS_HTML = """<script>
 })();
 </script>""".replace("QUIET_MS", str(SCROLL_FOCUS_QUIET_MS)).replace(
     "ATTRIBUTES", json.dumps(list(SCROLL_FOCUS_ATTRIBUTES)))
+
+
+def scroll_focus_html() -> str:
+    """SCROLL_FOCUS_HTML with its boxes' names in the page's language (the script reads them on every marking, so a
+    switch of language renames the boxes; "#" is each box's number)."""
+    names = {kind: words(f"page_style.scroll_{kind}", number="#") for kind in ("formula", "table")}
+    return f"<script>window.__scrollNames = {json.dumps(names)};</script>" + SCROLL_FOCUS_HTML
 
 
 def apply_teaching_layout(teaching: bool) -> None:

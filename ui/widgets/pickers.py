@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui.content import words
 from ui.text import md, people_number
 from ui.view import View
 from ui.widgets.sidebar import token_chosen
@@ -44,9 +45,9 @@ def layer_head_row(n_layers: int, n_heads: int, layer: int, head: int) -> None:
     st.session_state["head_compact"] = head
     left, right = st.columns([6, 12])
     # Values count from 0 as the code does; the buttons read 1 to 6 and 1 to 12, as people count.
-    left.segmented_control("Layer", list(range(n_layers)), key="layer_compact",
+    left.segmented_control(words("pickers.layer_label"), list(range(n_layers)), key="layer_compact",
                            format_func=people_number, on_change=_pick_layer_head)
-    right.segmented_control("Head", list(range(n_heads)), key="head_compact",
+    right.segmented_control(words("pickers.head_label"), list(range(n_heads)), key="head_compact",
                             format_func=people_number, on_change=_pick_layer_head)
 
 
@@ -60,7 +61,7 @@ def token_picker(view: View) -> None:
     # Unique ("the", "the²"): st.pills matches options by their label. The widget keeps its format_func for the
     # tab's life: the labels, not the view.
     labels = list(view.labels)
-    st.pills("Click a token to follow its row", list(range(len(labels))), key="token_chips",
+    st.pills(words("pickers.chips_label"), list(range(len(labels))), key="token_chips",
              format_func=lambda j: md(labels[j]), on_change=_pick_token)  # pills render Markdown
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import streamlit as st
 
 from attention.model import ModelLoadError, models_dir
-from ui.content import LANGUAGE_KEY, language_name, languages, words
+from ui.content import ENGLISH, LANGUAGE_KEY, language_name, languages, words
 from ui.labels import unique_labels
 from ui.model import get_model
 from ui.settings import (
@@ -18,10 +18,11 @@ from ui.settings import (
     HEAD_PRESETS,
     MAX_SENTENCE_CHARS,
     MODES,
-    PRESET_HELP,
     Settings,
     clean_sentence,
     cut_typed_sentence,
+    preset_help,
+    preset_name,
 )
 from ui.text import layer_head_name, people_number
 from ui.widgets.links import (
@@ -39,43 +40,36 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
     side = st.sidebar
     notices = link_notices()
     notice_box = side.container()  # filled at the end: the token's range is known only once tokenized
-    side.header("Your sentence")
+    side.header(words("sidebar.sentence_header"))
     cut_typed_sentence()
-    sentence = side.text_area("Sentence", value=DEFAULT_SENTENCE, key="sentence", bind="query-params",
-                              max_chars=MAX_SENTENCE_CHARS, height=90,
-                              help="Any text; it is split into the model's word pieces.")
-    side.header("How Q, K and V are made")
-    # Options are their own short names so a shared link reads ?mode=identity.
-    mode = side.radio("Projection", list(MODES), captions=list(MODES.values()), key="mode", bind="query-params",
-                      help="How each token's query, key and value are made from the vector it enters the layer "
-                           "with (the list of numbers that stands for it): multiplied by the model's learned "
-                           "tables W_Q, W_K, W_V, or, in the toys, from its embedding (word + position, before "
-                           "any attention) by random tables or not changed at all.")
+    sentence = side.text_area(words("sidebar.sentence_label"), value=DEFAULT_SENTENCE, key="sentence",
+                              bind="query-params", max_chars=MAX_SENTENCE_CHARS, height=90,
+                              help=words("sidebar.sentence_help"))
+    side.header(words("sidebar.projection_header"))
+    # Options are their own short names so a shared link reads ?mode=identity (no format_func: a bound widget
+    # writes its shown label into the link, and a translated one would not open in another language); the caption
+    # under each says it in the page's language.
+    mode = side.radio(words("sidebar.projection_label"), list(MODES), key="mode", bind="query-params",
+                      captions=[words(f"settings.mode_{mode}_caption") for mode in MODES],
+                      help=words("sidebar.projection_help"))
     d_k, seed, layer, head = 32, 0, DEFAULT_LAYER, DEFAULT_HEAD
     if mode == "random":
-        d_k = side.select_slider("d_k (length of each query/key)", D_K_CHOICES, value=32, key="dk",
-                                 bind="query-params",
-                                 help="How many numbers each query and key has. Longer vectors give larger "
-                                      "dot products, which is why step 2 divides by √d_k.")
-        seed = int(side.number_input("Seed", 0, 9999, 0, key="seed", bind="query-params",
-                                     help="Picks which random tables are drawn; the same seed gives the same "
-                                          "numbers again."))
+        d_k = side.select_slider(words("sidebar.d_k_label"), D_K_CHOICES, value=32, key="dk",
+                                 bind="query-params", help=words("sidebar.d_k_help"))
+        seed = int(side.number_input(words("sidebar.seed_label"), 0, 9999, 0, key="seed", bind="query-params",
+                                     help=words("sidebar.seed_help")))
     if mode in ("learned",):
         columns = side.columns(2)
         layer_head_from_link()
         # The values count from 0 as the code does, the boxes show them counted from 1 (layer 1 to 6).
-        layer = columns[0].selectbox("Layer", list(range(N_LAYERS)), key="layer", format_func=people_number,
-                                     help="The model repeats attention 6 times, each layer reading the one "
-                                          "before: layer 1 reads the embeddings (word + position), layer 6 is "
-                                          "the last.")
-        head = columns[1].selectbox("Head", list(range(N_HEADS)), key="head", format_func=people_number,
-                                    help="Each layer has 12 heads: 12 separate attentions, each with its own "
-                                         "W_Q, W_K, W_V, free to look for something different.")
+        layer = columns[0].selectbox(words("sidebar.layer_label"), list(range(N_LAYERS)), key="layer",
+                                     format_func=people_number, help=words("sidebar.layer_help", n_layers=N_LAYERS))
+        head = columns[1].selectbox(words("sidebar.head_label"), list(range(N_HEADS)), key="head",
+                                    format_func=people_number, help=words("sidebar.head_help", n_heads=N_HEADS))
         link_layer_head(int(layer), int(head))
         head_presets(side, int(layer), int(head))
-    show_special = side.checkbox("Show [CLS] and [SEP]", value=False, key="special", bind="query-params",
-                                 help="The special tokens the model adds around every sentence. "
-                                      "Real heads often park attention on them.")
+    show_special = side.checkbox(words("sidebar.special_label"), value=False, key="special", bind="query-params",
+                                 help=words("sidebar.special_help"))
     tokens = shown_tokens(sentence, show_special)
     token = 0
     state = st.session_state
@@ -97,21 +91,20 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
             token = draw_token_list()
     for notice in notices:
         notice_box.warning(notice)
-    side.header("Display")
-    teaching = side.toggle("Teaching mode (big fonts, clean slides)", key="teach", bind="query-params",
-                           help="Larger text and figures for screenshots and a projector.")
+    side.header(words("sidebar.display_header"))
+    teaching = side.toggle(words("sidebar.teaching_label"), key="teach", bind="query-params",
+                           help=words("sidebar.teaching_help"))
     if teaching:
-        side.toggle("Predict first: hide the figures' numbers until “Reveal”", key="predict", bind="query-params",
-                    help="Each figure's numbers stay hidden until you press its “Reveal the numbers” button, so "
-                         "the class can guess them first. A new sentence or head hides them again.")
-    side.selectbox(words("sidebar.language_label"), languages(), key=LANGUAGE_KEY, bind="query-params",
-                   format_func=language_name)
-    with side.expander("Model"):
+        side.toggle(words("sidebar.predict_label"), key="predict", bind="query-params",
+                    help=words("sidebar.predict_help"))
+    language_from_link()
+    language = side.selectbox(words("sidebar.language_label"), languages(), key=LANGUAGE_KEY,
+                              format_func=language_name)
+    link_language(language)
+    with side.expander(words("sidebar.model_box")):
         allowed = models_dir() is not None
-        model_name = st.text_input("Model folder (empty = bundled all-MiniLM-L6-v2)", value="", key="model",
-                                   disabled=not allowed,
-                                   help="The name of a folder in this server's models folder." if allowed else
-                                   "Switched off on this server: it uses the bundled all-MiniLM-L6-v2.")
+        model_name = st.text_input(words("sidebar.model_label"), value="", key="model", disabled=not allowed,
+                                   help=words("sidebar.model_help") if allowed else words("sidebar.model_help_off"))
     return Settings(sentence=clean_sentence(sentence), mode=mode, d_k=int(d_k), seed=seed, layer=int(layer),
                     head=int(head), show_special=show_special, token=int(token or 0), teaching=teaching,
                     model_name=model_name.strip())
@@ -154,7 +147,27 @@ def link_layer_head(layer: int, head: int) -> None:
             del st.query_params[key]
 
 
-TOKEN_LIST_LABEL = "Selected token (its row is explained)"
+def language_from_link() -> None:
+    """Before the language switch is made: on a session's first run, the link's language.
+
+    The switch is not bound to the URL by Streamlit: a bound box reads the link's value as one of its shown names
+    ("Pseudo-language (…)"), so ?lang=pseudo matched none and the page fell back to English. The link carries the
+    language's code (link_language writes it), as current_language reads it before the switch exists."""
+    state = st.session_state
+    if state.get(LANGUAGE_KEY) not in languages():
+        linked = st.query_params.get(LANGUAGE_KEY)
+        state[LANGUAGE_KEY] = linked if linked in languages() else ENGLISH
+
+
+def link_language(language: str) -> None:
+    """The page's language in the link as its code; absent for English, like every other default."""
+    if language != ENGLISH:
+        if st.query_params.get(LANGUAGE_KEY) != language:
+            st.query_params[LANGUAGE_KEY] = language
+    elif LANGUAGE_KEY in st.query_params:
+        del st.query_params[LANGUAGE_KEY]
+
+
 TOKEN_KEPT = "_token_kept"  # the session's selected token, whichever widget last showed it
 
 
@@ -166,10 +179,9 @@ def draw_token_list() -> int:
     slot, labels = state.get("_token_slot"), state.get("_token_labels")
     if slot is None or not labels or not _slot_is_current():
         return 0
-    token = slot.selectbox(TOKEN_LIST_LABEL, list(range(len(labels))), format_func=lambda i: f"{i + 1}: {labels[i]}",
-                           key="token", on_change=token_chosen, args=("token",),
-                           help="The token whose row of scores and weights the pages explain: the token that is "
-                                "looking.")
+    token = slot.selectbox(words("sidebar.token_label"), list(range(len(labels))),
+                           format_func=lambda i: f"{i + 1}: {labels[i]}", key="token", on_change=token_chosen,
+                           args=("token",), help=words("sidebar.token_help"))
     link_token(int(token or 0))
     return int(token or 0)
 
@@ -204,12 +216,13 @@ def _use_head(layer: int, head: int) -> None:
 def head_presets(side, layer: int, head: int) -> None:
     """Named heads one click away: next word, previous word, and two that do more than position (pronoun to noun,
     a word back to its earlier copy), each chosen by measurement (ui/settings.py HEAD_PRESETS)."""
-    side.caption("Or pick a head by what it does:")
-    for name, (preset_layer, preset_head) in HEAD_PRESETS.items():
+    side.caption(words("sidebar.presets_caption"))
+    for preset, (preset_layer, preset_head) in HEAD_PRESETS.items():
         current = (layer, head) == (preset_layer, preset_head)
-        side.button(f"{'✓ ' if current else ''}{name}: {layer_head_name(preset_layer, preset_head)}",
+        side.button(words("sidebar.preset_button", current=current, name=preset_name(preset),
+                          head_name=layer_head_name(preset_layer, preset_head)),
                     key=f"preset-{preset_layer}-{preset_head}", on_click=_use_head, args=(preset_layer, preset_head),
-                    disabled=current, use_container_width=True, help=PRESET_HELP.get(name))
+                    disabled=current, use_container_width=True, help=preset_help(preset))
 
 
 def shown_tokens(sentence: str, show_special: bool) -> list[str]:

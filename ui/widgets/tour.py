@@ -13,43 +13,30 @@ from ui.settings import (
     clean_sentence,
     settings,
 )
-from ui.text import layer_head_name
+from ui.content import words
+from ui.text import layer_head_name, md
 from ui.widgets.sidebar import shown_tokens
 
 # Every page of the menu (app.py), in the order people read them: the tour's Previous / Next. The start page has
 # no Previous; the glossary's Next goes back to the start (tests/test_teaching_everywhere.py holds it to app.py).
-TOUR = [
-    ("app_pages/home.py", "Start"),
-    ("app_pages/by_hand.py", "0 · Attention by hand"),
-    ("app_pages/step1_scores.py", "Step 1 · scores"),
-    ("app_pages/step2_scaling.py", "Step 2 · scaling"),
-    ("app_pages/step3_softmax.py", "Step 3 · softmax"),
-    ("app_pages/step4_output.py", "Step 4 · output"),
-    ("app_pages/compare.py", "Compare two sentences"),
-    ("app_pages/pronoun.py", "Does “it” find its noun?"),
-    ("app_pages/meaning.py", "A word's meaning"),
-    ("app_pages/multihead.py", "Multi-head attention"),
-    ("app_pages/whatif.py", "What-if lab"),
-    ("app_pages/training.py", "Training lab"),
-    ("app_pages/quiz.py", "Check yourself"),
-    ("app_pages/glossary.py", "Glossary"),
-]
+TOUR = [(f"app_pages/{name}.py", name) for name in (
+    "home", "by_hand", "step1_scores", "step2_scaling", "step3_softmax", "step4_output", "compare", "pronoun",
+    "meaning", "multihead", "whatif", "training", "quiz", "glossary")]  # (page, its name's text: tour.name_…)
 STEP_PAGES = ("app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py", "app_pages/step4_output.py")
-# Pages that do not read the shared sentence: what the slide's first row says in place of its sentence box.
-OWN_INPUT = {
-    "app_pages/by_hand.py": "This page has its own four words: drag the query below.",
-    "app_pages/compare.py": "This page has its own two sentences: type them below.",
-    "app_pages/pronoun.py": "This page has its own sentence box, below (any sentence with a pronoun).",
-    "app_pages/meaning.py": "This page has its own word and sentences: choose a set below.",
-    "app_pages/training.py": "This page trains a new head on made-up sentences: choose a task below.",
-    "app_pages/glossary.py": "Type a word in the box below to find it.",
-}
+# Pages that do not read the shared sentence: what the slide's first row says in place of its sentence box
+# (tour.own_input_…).
+OWN_INPUT = {f"app_pages/{name}.py": name for name in ("by_hand", "compare", "pronoun", "meaning", "training",
+                                                        "glossary")}
+
+
+def _page_name(name: str) -> str:
+    return words(f"tour.name_{name}")
 
 
 def _neighbours(current: str) -> tuple[tuple[str, str] | None, tuple[str, str]]:
     """The pages before and after this one; after the last comes the start again."""
     i = [path for path, _ in TOUR].index(current)
-    after = TOUR[i + 1] if i + 1 < len(TOUR) else (TOUR[0][0], "back to the start")
+    after = TOUR[i + 1] if i + 1 < len(TOUR) else (TOUR[0][0], None)  # None: back to the start
     return (TOUR[i - 1] if i > 0 else None), after
 
 
@@ -57,8 +44,9 @@ def _previous_next(current: str, back, forward, width: str = "content") -> None:
     before, after = _neighbours(current)
     # No help= tooltip: with one, Streamlit 1.67 draws each link twice (a second, hidden copy for its tooltip).
     if before:
-        back.page_link(before[0], label=f"← Previous: {before[1]}", width=width)
-    forward.page_link(after[0], label=f"Next: {after[1]} →", width=width)
+        back.page_link(before[0], label=words("tour.previous", page=_page_name(before[1])), width=width)
+    forward_name = _page_name(after[1]) if after[1] else words("tour.back_to_start")
+    forward.page_link(after[0], label=words("tour.next", page=forward_name), width=width)
 
 
 def step_nav(current: str) -> None:
@@ -66,7 +54,7 @@ def step_nav(current: str) -> None:
     left, _, right = st.columns([1, 1, 1])
     _previous_next(current, left, right)
     if current in STEP_PAGES:  # the animated walk-through (ui/sections/walkthrough.py) is on the start page
-        st.page_link("app_pages/home.py", label="▶ Play the four steps for the selected token (on the start page)")
+        st.page_link("app_pages/home.py", label=words("tour.play_steps"))
 
 
 def slide_top(current: str) -> None:
@@ -79,12 +67,12 @@ def slide_top(current: str) -> None:
     with st.container(key="slide_top"):
         if current in OWN_INPUT:  # one line of text where the box would be: the row stays one line high
             note, back, forward = st.columns([6.2, 2.9, 2.9], vertical_alignment="center")
-            note.markdown(OWN_INPUT[current])
+            note.markdown(words(f"tour.own_input_{OWN_INPUT[current]}"))
         else:
             box, examples, back, forward = st.columns([5, 1.2, 2.9, 2.9], vertical_alignment="bottom")
             with box:
                 _sentence_widget(s.sentence)
-            with examples.popover("Examples", width="stretch"):  # no help=: it draws the button twice (1.67)
+            with examples.popover(words("tour.examples_button"), width="stretch"):  # no help=: it draws the button twice (1.67)
                 _example_buttons()
         _previous_next(current, back, forward, width="stretch")  # a bar of two equal buttons
 
@@ -104,9 +92,9 @@ def sentence_box(sentence: str) -> None:
 def _sentence_widget(sentence: str) -> None:
     st.session_state["sentence_inline"] = sentence  # follows the sidebar: set before the widget exists
     with st.container(key="sentence_inline_box"):
-        st.text_area("Your sentence", key="sentence_inline", on_change=_type_sentence, height=68,
+        st.text_area(words("tour.sentence_label"), key="sentence_inline", on_change=_type_sentence, height=68,
                      max_chars=MAX_SENTENCE_CHARS,  # the sidebar's limit: one limit for every sentence box
-                     help="The same sentence as in the sidebar: change it here or there, then press Ctrl+Enter.")
+                     help=words("tour.sentence_help"))
 
 
 def _use_example(example: Example) -> None:
@@ -125,7 +113,7 @@ def example_sentences() -> None:
     if settings().teaching:
         return
     columns = st.columns([0.9] + [1.1] * len(EXAMPLES))
-    columns[0].markdown("**Try an example:**")
+    columns[0].markdown(words("tour.examples_lead"))
     for column, example in zip(columns[1:], EXAMPLES):
         with column:
             _example_button(example)
@@ -137,6 +125,7 @@ def _example_buttons() -> None:
 
 
 def _example_button(example: Example) -> None:
-    st.button(example.name, key=f"example-{example.name}", on_click=_use_example, args=(example,),
-              help=f"{example.sentence} It shows {example.shows} ({layer_head_name(example.layer, example.head)}).",
+    st.button(example.name, key=f"example-{example.key}", on_click=_use_example, args=(example,),
+              help=words("tour.example_help", sentence=md(example.sentence), shows=example.shows,
+                         head_name=layer_head_name(example.layer, example.head)),
               use_container_width=True)

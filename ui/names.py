@@ -1,23 +1,19 @@
 """How every page names a layer and a head: people count from 1, so the code's layer 0 is "layer 1".
 
 The code, the widgets' values and a link's parameters count from 0 (a link with layer=3&head=1 opens the same head
-it always did); everything a person reads goes through these functions and counts from 1: "layer 2, head 9",
-"L2 H9" where space is short, "L2H9" in a file name."""
+it always did); everything a person reads goes through these functions and counts from 1: "layer 2, head 9" in the
+page's language (content/en/names.toml), "L2 H9" where space is short, "L2H9" in a file name."""
 
 from __future__ import annotations
 
-ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-            "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth",
-            "eighteenth", "nineteenth", "twentieth", "twenty-first", "twenty-second", "twenty-third",
-            "twenty-fourth")
+from ui.content import words
+
 DEFAULT_LAYERS = 6  # all-MiniLM-L6-v2; pages pass the loaded model's own count
 
 
 def ordinal(n: int) -> str:
-    """1 -> "first", 2 -> "second", …; past the list, "25th"."""
-    if 1 <= n <= len(ORDINALS):
-        return ORDINALS[n - 1]
-    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    """1 -> "first", 2 -> "second", …, 25 -> "25th", in the page's language."""
+    return words("names.ordinal", number=int(n))
 
 
 def people_number(index: int) -> str:
@@ -26,24 +22,30 @@ def people_number(index: int) -> str:
 
 
 def _capital(text: str, capital: bool) -> str:
-    return text[0].upper() + text[1:] if capital else text
+    """The name at a sentence's start (the pseudo-language's ⟦ mark stays first)."""
+    if not capital:
+        return text
+    start = 1 if text.startswith("⟦") else 0
+    return text[:start] + text[start:start + 1].upper() + text[start + 1:]
 
 
 def layer_name(layer: int, n_layers: int | None = None, capital: bool = False, total: bool = False) -> str:
     """ "layer 2" for the code's layer 1; "layer 2 of 6" with `total`, where a reader needs to know how many."""
-    of = f" of {n_layers or DEFAULT_LAYERS}" if total else ""
-    return _capital(f"layer {people_number(layer)}{of}", capital)
+    if total:
+        return _capital(words("names.layer_of", number=people_number(layer), total=n_layers or DEFAULT_LAYERS),
+                        capital)
+    return _capital(words("names.layer", number=people_number(layer)), capital)
 
 
 def head_name(head: int, capital: bool = False) -> str:
     """ "head 9" for the code's head 8."""
-    return _capital(f"head {people_number(head)}", capital)
+    return _capital(words("names.head", number=people_number(head)), capital)
 
 
 def layer_head_name(layer: int, head: int, n_layers: int | None = None, capital: bool = False,
                     total: bool = False) -> str:
     """ "layer 2, head 9" for the code's layer 1, head 8."""
-    return f"{layer_name(layer, n_layers, capital, total)}, {head_name(head)}"
+    return words("names.layer_head", layer=layer_name(layer, n_layers, capital, total), head=head_name(head))
 
 
 def layer_tag(layer: int) -> str:
