@@ -46,9 +46,15 @@ class ContentError(KeyError):
 
 
 def languages() -> list[str]:
-    """The languages a visitor may choose: each folder of content/, English first, then the pseudo-language."""
+    """The languages a visitor may choose: each folder of content/, English first, then the pseudo-language (read
+    once per process: a new language folder shows after a restart)."""
+    return list(_languages())
+
+
+@lru_cache(maxsize=1)
+def _languages() -> tuple[str, ...]:
     folders = sorted(p.name for p in CONTENT.iterdir() if p.is_dir() and p.name != ENGLISH)
-    return [ENGLISH, *folders, PSEUDO]
+    return (ENGLISH, *folders, PSEUDO)
 
 
 def language_name(language: str) -> str:
@@ -64,12 +70,22 @@ def current_language() -> str:
     context = get_script_run_ctx(suppress_warning=True)
     if context is None:
         return ENGLISH
-    import streamlit as st
+    # A page asks hundreds of times per run; the session's choice cannot change within a run (the switch reruns the
+    # page), so it is read once per run: ctx.cursors is a new dict at each run's start (Streamlit 1.67, pinned).
+    run = context.cursors
+    remembered = getattr(context, "_attention_explainer_language", None)
+    if remembered is not None and remembered[0] is run:
+        return remembered[1]
+    try:
+        chosen = context.session_state[LANGUAGE_KEY]
+    except KeyError:  # the switch is not made yet on a session's first run (the menu comes first): the link says
+        import streamlit as st
 
-    # Before the sidebar's switch is made on a session's first run (the menu's names come first), the link says
-    chosen = (context.session_state[LANGUAGE_KEY] if LANGUAGE_KEY in context.session_state
-              else st.query_params.get(LANGUAGE_KEY, ENGLISH))
-    return chosen if chosen in languages() else ENGLISH
+        chosen = st.query_params.get(LANGUAGE_KEY, ENGLISH)
+    language = chosen if chosen in _languages() else ENGLISH
+    if LANGUAGE_KEY in context.session_state:  # once the switch exists, its value holds for the rest of the run
+        context._attention_explainer_language = (run, language)  # kept on the session's own context
+    return language
 
 
 @lru_cache(maxsize=64)

@@ -6,7 +6,9 @@ page's language (content/en/names.toml), "L2 H9" where space is short, "L2H9" in
 
 from __future__ import annotations
 
-from ui.content import words
+from functools import lru_cache
+
+from ui.content import current_language, words
 
 DEFAULT_LAYERS = 6  # all-MiniLM-L6-v2; pages pass the loaded model's own count
 
@@ -31,21 +33,38 @@ def _capital(text: str, capital: bool) -> str:
 
 def layer_name(layer: int, n_layers: int | None = None, capital: bool = False, total: bool = False) -> str:
     """ "layer 2" for the code's layer 1; "layer 2 of 6" with `total`, where a reader needs to know how many."""
-    if total:
-        return _capital(words("names.layer_of", number=people_number(layer), total=n_layers or DEFAULT_LAYERS),
-                        capital)
-    return _capital(words("names.layer", number=people_number(layer)), capital)
+    return _layer_name(current_language(), int(layer), n_layers, capital, total)
 
 
 def head_name(head: int, capital: bool = False) -> str:
     """ "head 9" for the code's head 8."""
-    return _capital(words("names.head", number=people_number(head)), capital)
+    return _head_name(current_language(), int(head), capital)
 
 
 def layer_head_name(layer: int, head: int, n_layers: int | None = None, capital: bool = False,
                     total: bool = False) -> str:
     """ "layer 2, head 9" for the code's layer 1, head 8."""
-    return words("names.layer_head", layer=layer_name(layer, n_layers, capital, total), head=head_name(head))
+    return _layer_head_name(current_language(), int(layer), int(head), n_layers, capital, total)
+
+
+# A page names its 72 heads several times (titles, hover texts, text alternatives): each name is made once.
+@lru_cache(maxsize=2048)
+def _layer_name(language: str, layer: int, n_layers: int | None, capital: bool, total: bool) -> str:
+    if total:
+        return _capital(words("names.layer_of", language=language, number=people_number(layer),
+                              total=n_layers or DEFAULT_LAYERS), capital)
+    return _capital(words("names.layer", language=language, number=people_number(layer)), capital)
+
+
+@lru_cache(maxsize=1024)
+def _head_name(language: str, head: int, capital: bool) -> str:
+    return _capital(words("names.head", language=language, number=people_number(head)), capital)
+
+
+@lru_cache(maxsize=4096)
+def _layer_head_name(language: str, layer: int, head: int, n_layers: int | None, capital: bool, total: bool) -> str:
+    return words("names.layer_head", language=language, layer=_layer_name(language, layer, n_layers, capital, total),
+                 head=_head_name(language, head, False))
 
 
 def layer_tag(layer: int) -> str:
