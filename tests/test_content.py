@@ -95,3 +95,18 @@ def test_the_pseudo_language_marks_the_words_and_keeps_the_values():
     assert "384" in shown and "⟦" in shown and not english_runs(shown)
     # Markdown stays Markdown: a list item keeps its dash, inline math and links their insides
     assert pseudo("- **Right:** the $\\sqrt{d_k}$ [page](./?a=b)") == "- ⟦**Ríght:** thé $\\sqrt{d_k}$ [págé](./?a=b)⟧"
+
+
+def test_the_fast_fill_gives_the_same_text_as_jinja2():
+    """words() fills a text that only places values without Jinja2 (ui/content.py _plain_pieces): every such English
+    text, filled with a value per placeholder, equals Jinja2's own render of it."""
+    from ui.content import _plain_pieces, _template
+
+    checked = 0
+    for name in english_names():
+        if _plain_pieces(name, ENGLISH) is None:
+            continue
+        values = {placeholder: f"<{placeholder}>" for placeholder in placeholders(name)}
+        assert words(name, language=ENGLISH, **values) == _template(name, ENGLISH).render(**values), name
+        checked += 1
+    assert checked > 500

@@ -127,8 +127,30 @@ def words(name: str, /, language: str | None = None, **values) -> str:
 
     A value missing for a placeholder raises jinja2.UndefinedError; tests render every text (tests/test_content.py)."""
     language = language or current_language()
-    rendered = _template(name, language).render(**values)
-    return pseudo(rendered) if language == PSEUDO else rendered
+    if language == PSEUDO:
+        return pseudo(_template(name, language).render(**values))
+    pieces = _plain_pieces(name, language)
+    if pieces is None:  # branches or expressions: Jinja2 renders it
+        return _template(name, language).render(**values)
+    # Most texts only place values ("{{ token }}"): filled in directly, ~20× faster than a Jinja2 render and the
+    # same text (a page such as the multi-head one fills hundreds per run).
+    try:
+        return "".join(piece if i % 2 == 0 else str(values[piece]) for i, piece in enumerate(pieces))
+    except KeyError as missing:
+        raise jinja2.UndefinedError(f"{missing.args[0]!r} is undefined in {name!r}") from None
+
+
+_PLACE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+
+
+@lru_cache(maxsize=4096)
+def _plain_pieces(name: str, language: str) -> tuple[str, ...] | None:
+    """A text as [words, name, words, name, …] when it only places values; None when it has branches or expressions."""
+    text = source(name, language)
+    pieces = tuple(_PLACE.split(text))
+    if any(mark in piece for piece in pieces[0::2] for mark in ("{{", "{%", "{#")):
+        return None
+    return pieces
 
 
 # --- the pseudo-language -------------------------------------------------------------------------------------------
