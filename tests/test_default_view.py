@@ -9,6 +9,7 @@ from conftest import run_app
 from attention import core
 from lessons.heads import describe_heads, row_softness, teaching_heads
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, DEFAULT_SENTENCE, HEAD_PRESETS
+from ui.content import words
 
 LONG = "The animal didn't cross the street because it was too tired."
 
@@ -64,7 +65,7 @@ def test_the_pages_open_on_the_default_and_its_row_is_drawn_soft():
     s = at.session_state["_settings"]
     assert (s.sentence, s.layer, s.head, s.token) == (DEFAULT_SENTENCE, DEFAULT_LAYER, DEFAULT_HEAD, 0)
     spec = next(json.loads(e.proto.spec) for e in at.get("plotly_chart")
-                if json.loads(e.proto.spec)["layout"]["title"]["text"].startswith("Step 3 · attention weights"))
+                if json.loads(e.proto.spec)["layout"]["title"]["text"].startswith(words("step3.weights_title")))
     from test_steps import z_of
     row = z_of(spec)[0]
     assert row.max() <= 0.9 and (row >= 0.05).sum() >= 2

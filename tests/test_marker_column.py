@@ -20,6 +20,7 @@ from ui.labels import unique_labels
 from ui.sections import walkthrough_section as WS
 from ui.settings import Settings
 from ui.view import build_view
+from ui.content import words
 
 LONG = "The animal didn't cross the street because it was too tired."
 LAYER, HEAD, TOKEN = 1, 8, 9  # TOKEN: “it”, counted among the words
@@ -109,8 +110,8 @@ def test_scores_and_weights_have_one_marker_column_with_the_models_numbers(truth
     step2 = specs_of(page("app_pages/step2_scaling.py", teach=teaching))
     step3 = specs_of(page("app_pages/step3_softmax.py", teach=teaching))
     drawn = {}
-    for name, specs, start in (("raw", step1, "Step 1 · raw scores"), ("scaled", step2, "Step 2 · scaled"),
-                               ("weights", step3, "Step 3 · attention weights")):
+    for name, specs, start in (("raw", step1, words("step1.scores_title")), ("scaled", step2, words("step2.scaled_title")),
+                               ("weights", step3, words("step3.weights_title"))):
         spec = by_title(specs, start)
         (z, keys), = keyed_traces(spec)
         only_marker_column(keys)
@@ -131,7 +132,7 @@ def test_scores_and_weights_have_one_marker_column_with_the_models_numbers(truth
 def test_with_the_markers_shown_nothing_is_folded(model):
     """A control: with [CLS] and [SEP] shown, no page folds anything: each marker has its own column."""
     at = page("app_pages/step3_softmax.py", special=True)
-    (weights, keys), = keyed_traces(by_title(specs_of(at), "Step 3 · attention weights"))
+    (weights, keys), = keyed_traces(by_title(specs_of(at), words("step3.weights_title")))
     assert MARKER_COLUMN not in keys and "[CLS]" in keys and "[SEP]" in keys
     np.testing.assert_allclose(weights, model.analyze(LONG).attentions[LAYER, HEAD], atol=1e-5)
 

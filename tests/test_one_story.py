@@ -14,6 +14,7 @@ from conftest import run_app
 from attention import core
 
 from ui.text import pct
+from ui.content import words
 
 LONG = "The animal didn't cross the street because it was too tired."
 RIVER = "I sat on the river bank and watched the water."
@@ -112,7 +113,7 @@ def check_shares_against_row(texts, row, keys, me):
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
     for page, title in (("app_pages/home.py", "Attention weights"),
-                        ("app_pages/step3_softmax.py", "Step 3 · attention weights")):
+                        ("app_pages/step3_softmax.py", words("step3.weights_title"))):
         at = run(page, **VIEWS[name])
         weights, rows, keys = heatmap(figures_of(at)[title])
         me = selected(at)
@@ -143,10 +144,10 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_step1_and_step2_show_what_step3_counts(name):
     at3 = run("app_pages/step3_softmax.py", **VIEWS[name])
-    weights, _, weight_keys = heatmap(figures_of(at3)["Step 3 · attention weights"])
+    weights, _, weight_keys = heatmap(figures_of(at3)[words("step3.weights_title")])
     at = run("app_pages/step1_scores.py", **VIEWS[name])
     me = selected(at)
-    scores, rows, keys = heatmap(figures_of(at)["Step 1 · raw scores"])
+    scores, rows, keys = heatmap(figures_of(at)[words("step1.scores_title")])
     assert keys == weight_keys  # the same columns as step 3, the hidden markers as one key too
     assert rows == [r for r in weight_keys[:len(rows)]]
     one_query = figures_of(at)[f"q({rows[me]}) × each key"]["data"][1]
@@ -160,8 +161,6 @@ def test_step1_and_step2_show_what_step3_counts(name):
 
     at = run("app_pages/step2_scaling.py", **VIEWS[name])
     bars = figures_of(at)
-    from ui.content import words
-
     [title] = [t for t in dict.keys(bars) if t in {words("step2.bars_title", token=token) for token in weight_keys}]
     traces = {trace["name"]: decode(trace["y"]).astype(float) for trace in bars[title]["data"]}
     bar_keys = [label(x) for x in bars[title]["data"][0]["x"]]
@@ -185,7 +184,7 @@ def test_step1_and_step2_show_what_step3_counts(name):
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_step4_shares_are_the_drawn_weights(name):
     at3 = run("app_pages/step3_softmax.py", **VIEWS[name])
-    weights, _, keys = heatmap(figures_of(at3)["Step 3 · attention weights"])
+    weights, _, keys = heatmap(figures_of(at3)[words("step3.weights_title")])
     at = run("app_pages/step4_output.py", **VIEWS[name])
     me = selected(at)
     _, sum_rows, _ = heatmap(figures_of(at)["Output of “" + keys[me] + "” as a weighted sum"])
@@ -195,8 +194,8 @@ def test_step4_shares_are_the_drawn_weights(name):
     assert check_shares_against_row(texts[:1], weights[me], keys, me)
     changed = label(texts[1])
     # The weights the heatmap draws: its own, the other words' together, [CLS] and [SEP]'s (learned mode).
-    words = weights[me, :len(keys) - 1].sum() - weights[me, me]
-    assert pct(weights[me, me]) in changed and (words < 0.005 or pct(words) in changed), changed
+    others = weights[me, :len(keys) - 1].sum() - weights[me, me]
+    assert pct(weights[me, me]) in changed and (others < 0.005 or pct(others) in changed), changed
     if weights[me, -1] >= 0.005:
         assert pct(weights[me, -1]) in changed, changed
     # No claim about a task the page has not measured.
@@ -209,7 +208,6 @@ def test_step4_shares_are_the_drawn_weights(name):
 @pytest.mark.parametrize("name", list(VIEWS))
 def test_whatif_reads_out_the_outlined_row(model, name):
     from lessons.whatif import effect, variants
-    from ui.content import words
 
     at = run("app_pages/whatif.py", **VIEWS[name])
     specs = figures_of(at)
@@ -287,7 +285,7 @@ def test_step3_says_when_a_rows_printed_cells_do_not_add_up_to_one(name):
     furthest from 1.00 and what they add up to, and says nothing when every printed row reads 1.00 or the cells
     print no numbers (14 tokens)."""
     at = run("app_pages/step3_softmax.py", **VIEWS[name])
-    spec = figures_of(at)["Step 3 · attention weights"]
+    spec = figures_of(at)[words("step3.weights_title")]
     weights, rows, _keys = heatmap(spec)
     printed = np.round(weights, 2).sum(1)
     said = told("step3.weights_text", rounded=True).search("\n".join(text_of(at)))

@@ -10,6 +10,7 @@ from conftest import run_app
 
 from devtools.browser import PAGE_FILES
 from ui.names import layer_head_name, layer_head_tag, layer_name, people_number
+from ui.content import words
 
 PRONOUN_SENTENCE = "The animal didn't cross the street because it was too tired."
 SENTENCES = {"default": None, "pronoun sentence": PRONOUN_SENTENCE}
@@ -75,7 +76,7 @@ def token_counts(text):
             re.findall(r"(\d+) tokens of your sentence \+ \[CLS\] and \[SEP\] = (\d+) tokens", text)]
 
 
-FIGURE_WITH_TOKEN_ROWS = ("Attention weights", "Step 1 · raw scores", "Step 3 · attention weights")
+FIGURE_WITH_TOKEN_ROWS = ("Attention weights", words("step1.scores_title"), words("step3.weights_title"))
 
 
 @pytest.mark.parametrize("name", list(SENTENCES))
