@@ -40,7 +40,7 @@ def follow_the_selected_token(view):
 
     matrix_file = figures.figure_filename("step3_weights", view.settings.sentence, view.code)
     st.header(words("step3.reading_header", token=quote(view.token_label)))
-    st.markdown(figures.HIDDEN_TEXT if figures.answers_hidden(matrix_file, teaching) else
+    st.markdown(figures.hidden_text() if figures.answers_hidden(matrix_file, teaching) else
                 words("step3.reading", token=quote(view.token_label),
                       shares=readouts.shares(weights[i], keys, i, limit=8)))
 
@@ -61,7 +61,7 @@ def follow_the_selected_token(view):
     with right:
         top = int(arithmetic[:, 0].argmax())
         if figures.answers_hidden(table_file, teaching):  # predict first: the arithmetic waits for the reveal
-            st.markdown(figures.HIDDEN_TEXT)
+            st.markdown(figures.hidden_text())
         else:
             st.markdown(words("step3.arithmetic_text", top=f"{arithmetic[top, 0]:.2f}", top_key=quote(base_labels[top]),
                               total=f"{arithmetic[:, 2].sum():.3f}"))

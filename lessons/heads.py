@@ -8,10 +8,8 @@ from attention import core
 
 from .pronoun import case_weights, choose_head, role_cases, role_pairs
 
+# The patterns a page can name (each page words them in its content/ file); a head with none of them is SPREAD.
 PATTERNS = ("itself", "previous token", "next token", "[CLS]", "[SEP]", "punctuation")
-# The patterns a page can name (each page words them in its content/ file); the old name ui/sections/start_page.py
-# asks for ("pattern in PATTERN_WORDS": a head with a named pattern, not SPREAD).
-PATTERN_WORDS = PATTERNS
 
 
 def pattern_scores(weights, tokens, is_special):  # [n_heads, n, n] -> dict name -> [n_heads]

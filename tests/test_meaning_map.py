@@ -13,7 +13,7 @@ from lessons import meaning as me
 from lessons import meaning_map as mm
 from test_meaning import open_page, texts
 from test_one_story import decode
-from ui.figures import FIGURE_TEXT_LABEL, figure_text
+from ui.figures import figure_text, figure_text_label
 from ui.figures.meaning_map import word_map_frames
 
 WORDS = ["bank", "spring"]
@@ -181,7 +181,7 @@ def test_the_page_draws_the_map_with_its_text_alternative(model, measured):
     gaps = np.linalg.norm(word_map.points[:, result.meaning == 0].mean(1) - word_map.points[:, result.meaning == 1]
                           .mean(1), axis=-1)
     labels = [e.label for e in at.expander]
-    assert FIGURE_TEXT_LABEL in labels
+    assert figure_text_label() in labels
     alternatives = [str(h.proto.body) for h in at.get("html")]
     assert any(all(f"{g:.3f}" in text for g in gaps) for text in alternatives)
     # The page says how much of the spread the map keeps, and the distances it shows.

@@ -81,14 +81,14 @@ def current_language() -> str:
     except KeyError:  # the switch is not made yet on a session's first run (the menu comes first): the link says
         import streamlit as st
 
-        chosen = st.query_params.get(LANGUAGE_KEY, ENGLISH)
+        linked = st.query_params.get(LANGUAGE_KEY, ENGLISH)
+        return linked if linked in _languages() else ENGLISH
     language = chosen if chosen in _languages() else ENGLISH
-    if LANGUAGE_KEY in context.session_state:  # once the switch exists, its value holds for the rest of the run
-        context._attention_explainer_language = (run, language)  # kept on the session's own context
+    context._attention_explainer_language = (run, language)  # the switch's value holds for the rest of the run
     return language
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=256)  # every file of a few languages (content/en has 50): each read once
 def _file_texts(language: str, file_name: str) -> dict[str, str]:
     """One text file's texts by key ({} when the language has no such file)."""
     folder = CONTENT / language

@@ -17,10 +17,10 @@ from ui.figures.matrices import (SLIDE_FIGURE_WIDTH, layer_head_grid, matrix_hea
 from ui.figures.charts import (BAND_COLOURS, MAX_MARKED_POINTS, band_panels, compare_bars, line_chart, marker_bars,
                               row_bars, token_lines)
 from ui.figures.diagrams import attention_history, paired_bar_panels
-from ui.figures.alt_text import (FIGURE_TEXT_LABEL, TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html,
+from ui.figures.alt_text import (TEXT_TABLE_CELLS, TEXT_TABLE_COLUMNS, figure_text, figure_text_html,
                                  figure_text_label)
 from ui.figures.meaning_map import word_map_frames
-from ui.figures.predict import HIDDEN_TEXT, answers_hidden, hidden_text
+from ui.figures.predict import answers_hidden, hidden_text
 from ui.figures.show import FIT_CELL_TEXT_HTML, SLIDE_EXPORT_HEIGHT, SVG_EXPORT_HTML, download_config, figure_filename, show
 
 __all__ = [
@@ -31,8 +31,8 @@ __all__ = [
     "font_sizes", "split_title", "title_block_height", "title_lines", "values_fit", "SLIDE_FIGURE_WIDTH",
     "layer_head_grid", "matrix_heatmap", "on_a_phone", "query_meets_keys", "similarity_map", "small_multiples",
     "softmax_table", "weight_grid", "BAND_COLOURS", "MAX_MARKED_POINTS", "band_panels", "compare_bars",
-    "line_chart", "marker_bars", "row_bars", "token_lines", "attention_history", "paired_bar_panels", "FIGURE_TEXT_LABEL", "TEXT_TABLE_CELLS", "TEXT_TABLE_COLUMNS",
+    "line_chart", "marker_bars", "row_bars", "token_lines", "attention_history", "paired_bar_panels", "TEXT_TABLE_CELLS", "TEXT_TABLE_COLUMNS",
     "figure_text", "figure_text_html", "FIT_CELL_TEXT_HTML", "SLIDE_EXPORT_HEIGHT", "SVG_EXPORT_HTML",
-    "download_config", "figure_filename", "show", "HIDDEN_TEXT", "answers_hidden", "word_map_frames",
+    "download_config", "figure_filename", "show", "answers_hidden", "word_map_frames",
     "figure_text_label", "hidden_text",
 ]

@@ -9,7 +9,6 @@ import plotly.graph_objects as go
 
 from ui.content import words
 
-FIGURE_TEXT_LABEL = "This figure as text and numbers"  # English, for tests; a page shows figure_text_label()
 # A screen reader's table stays a table a person can walk through: wider matrices (a vector of 384 numbers per
 # token) are summarised row by row, said so in the sentence.
 TEXT_TABLE_COLUMNS = 40

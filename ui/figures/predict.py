@@ -22,22 +22,8 @@ def predicting(teaching: bool) -> bool:
 
 def answers_hidden(filename: str, teaching: bool) -> bool:
     """Whether the figure of this file name is hidden for the class to predict: the page's sentences that state
-    its numbers wait for its reveal too (HIDDEN_TEXT stands in for them)."""
+    its numbers wait for its reveal too (hidden_text() stands in for them)."""
     return predicting(teaching) and not revealed(filename)
-
-
-class _Words:
-    """A text of content/ rendered in the page's language each time Streamlit's st.markdown reads it (it takes any
-    object with str()): HIDDEN_TEXT stays one name for the pages that show it."""
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __str__(self) -> str:
-        return words(self.name)
-
-
-HIDDEN_TEXT = _Words("figures.hidden_text")
 
 
 def hidden_text() -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lessons.heads import PATTERN_WORDS, describe_heads, next_word_rows, word_position
+from lessons.heads import PATTERNS, describe_heads, next_word_rows, word_position
 from serving.models import analyze
 
 from ui import figures, readouts
@@ -69,7 +69,7 @@ def head_details(view: View) -> list[str]:
     if example and example.partner:
         details.append(partner_reading(example, view))
     (pattern, _), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
-    if pattern in PATTERN_WORDS and view.hidden.size:
+    if pattern in PATTERNS and view.hidden.size:
         details.append(words("start.average_over_all", token_count=readouts.token_count(view))
                        + readouts.next_token_note(view, pattern))
     return details
@@ -105,7 +105,7 @@ def what_the_head_does(view: View) -> None:
     what qualifies them waits behind "More detail" under the picture (head_details)."""
     example_claim(view)
     if weights_hidden(view):
-        st.markdown(figures.HIDDEN_TEXT)
+        st.markdown(figures.hidden_text())
     elif example_on_screen(view) is None:  # with an example on screen its claim says it; this waits in More detail
         summary = head_summary(view)
         if summary:
@@ -118,7 +118,7 @@ def head_summary(view: View) -> str:
     if view.is_toy:
         return ""
     (pattern, share), = describe_heads(view.full.weights[None], view.analysis.tokens, view.analysis.is_special)
-    if pattern not in PATTERN_WORDS:
+    if pattern not in PATTERNS:
         return ""
     return words("start.head_summary", head=view.label, share=pct(share),
                  pattern=words(f"start.pattern_{PATTERN_KEYS[pattern]}"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import plotly.graph_objects as go
 
 from ui.content import current_language, words
-from ui.figures.alt_text import FIGURE_TEXT_LABEL
+from ui.figures.alt_text import figure_text_label
 from ui.figures.animation import offline_html
 from ui.figures.layout import figure_title
 from ui.figures.show import download_config, figure_filename
@@ -62,7 +62,7 @@ def show_walkthrough(view: View) -> None:
         if not teaching:
             st.markdown(words("walkthrough.how_to_play"))
         st.plotly_chart(fig, config=download_config(filename, teaching), key="fig-walkthrough")
-        with st.expander(FIGURE_TEXT_LABEL):  # the figure's text alternative, as under every other figure
+        with st.expander(figure_text_label()):  # the figure's text alternative, as under every other figure
             st.html(frames_text_html(view.token_label, lines, [frame.step for frame in walkthrough_of(view).frames]))
     else:
         filename = figure_filename("walkthrough", view.settings.sentence, f"{view.code}-t{view.token}")
