@@ -15,9 +15,9 @@ SWITCHES = r"""
 import gc, json, sys
 import numpy as np
 import serving.models as models
-from serving.memory import limit_malloc_arenas, release_free_memory
+from serving.memory import tune_malloc, release_free_memory
 
-limit_malloc_arenas()
+tune_malloc()
 
 def rss_mb():
     return next(int(line.split()[1]) for line in open("/proc/self/status") if line.startswith("VmRSS")) / 1024
