@@ -23,14 +23,21 @@ layer, head = s.layer, s.head
 slide_top("app_pages/compare.py")  # teaching mode: sentence, examples, Previous / Next
 st.title(words("compare.title"))
 st.markdown(words("compare.intro", head=layer_head_name(layer, head)))
-st.page_link("app_pages/meaning.py", icon="📏", label=words("compare.meaning_link"))
+
+def meaning_link() -> None:
+    st.page_link("app_pages/meaning.py", icon="📏", label=words("compare.meaning_link"))
+
+
+if not teaching:  # a slide keeps its first screen for the two heatmaps: the link goes under them
+    meaning_link()
 if s.mode != "learned":
     st.caption(words("compare.learned_only"))
 model = model_or_stop(s)
 if teaching:  # the slide's own layer and head row: the sidebar is put away
     layer_head_row(model.n_layers, model.n_heads, layer, head)
 
-left, right = st.columns(2)
+# A slide keeps both heatmaps on its first screen: the word to follow goes beside the two sentences, not under them.
+left, right, *beside = st.columns([5, 5, 3]) if teaching else st.columns(2)
 texts = [left.text_input(words("compare.first_label"), shared_results.COMPARE_DEFAULTS[0], key="compare_a",
                          max_chars=COMPARE_CHARS),
          right.text_input(words("compare.second_label"), shared_results.COMPARE_DEFAULTS[1], key="compare_b",
@@ -65,7 +72,7 @@ if not shared:
 # The word list follows the sentences; keep the user's choice while it is still in both.
 if st.session_state.get("compare_word") not in shared:
     st.session_state["compare_word"] = "bank" if "bank" in shared else shared[0]
-word = st.selectbox(words("compare.word_label"), shared, key="compare_word")
+word = (beside[0] if beside else st).selectbox(words("compare.word_label"), shared, key="compare_word")
 
 # Measured, not chosen by hand: the head whose output for the word differs most between the sentences
 # (computed before anything is drawn, so the page is sent in one go; once per process for each pair and word).
@@ -73,7 +80,7 @@ grid = shared_results.compare_grid(model, tuple(texts), [run["analysis"] for run
                                    tuple(int(run["shown"][run["tokens"].index(word)]) for run in runs))
 best_layer, best_head = np.unravel_index(int(grid.argmin()), grid.shape)
 
-columns = st.columns(2) if not teaching else (st.container(), st.container())
+columns = st.columns(2)  # side by side on a slide too: comparing them is the point
 outputs = []
 for column, text, run in zip(columns, texts, runs):
     position = run["tokens"].index(word)
@@ -115,4 +122,6 @@ if (best_layer, best_head) != (layer, head):
               on_click=st.session_state.update, kwargs=dict(mode="learned", layer=int(best_layer), head=int(best_head)), key="compare_show_head")
 if not s.show_special:
     st.caption(words("compare.markers_hidden", marker=explain.MARKER_COLUMN))
+if teaching:
+    meaning_link()
 step_nav("app_pages/compare.py")

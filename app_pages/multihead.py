@@ -8,7 +8,7 @@ from ui import figures
 from ui.content import words
 from ui.figures.head_flip import where_it_goes
 from ui.sections.head_flip import drawn_weights, show_head_flip
-from ui.labels import unique_labels
+from ui.labels import numbered_note, unique_labels
 from ui.model import load_analysis
 from ui.sections.multihead import choose_layer, markers_note, where_heads_go, why_this_layer
 from ui.settings import settings
@@ -59,6 +59,8 @@ figures.show(figures.small_multiples(list(drawn), row_labels, titles,
                                            sentence=shorten(s.sentence, 40)),
                                      teaching=teaching, selected=selected, key_tokens=key_labels),
              figures.figure_filename("multihead_heads", s.sentence, layer_tag(layer)), teaching)
+if numbered := numbered_note(tokens):  # what a "the²" on the axes means
+    st.caption(numbered)
 if key_labels and key_labels[-1] == MARKER_COLUMN:  # the titles measure the whole row, markers apart
     st.caption(words("multihead.marker_column", column=MARKER_COLUMN))
 

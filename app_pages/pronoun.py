@@ -28,7 +28,11 @@ rows = attentions[:, :, list(pronoun.pieces), :].mean(axis=2)   # [L, H, n] atte
 verdict = pr.verdict(rows, a, b)
 board = sections.scoreboard(model)
 preset = preset_name(PRONOUN_PRESET) if board.chosen == PRONOUN_HEAD else ""
-st.markdown(page_verdict(verdict, a.text, b.text, pronoun.text, board, known_as=preset))
+first_read, measured = page_verdict(verdict, a.text, b.text, pronoun.text, board, known_as=preset)
+if first_read:  # a first read short on a slide too; the effect size and control stay one click away
+    st.markdown(first_read)
+    with st.expander(words("pronoun.verdict_how_label")):
+        st.markdown(measured)
 
 sections.weight_grids(verdict, pronoun, a, b, sentence, teaching, analysis.tokens)
 sections.head_detail(rows, analysis, verdict, pronoun, a, b, sentence, tag, pronoun_index, model, teaching)

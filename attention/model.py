@@ -36,6 +36,16 @@ class ModelLoadError(RuntimeError):
     """The chosen model could not be loaded; the message says how to fix it."""
 
 
+class ModelChoiceRefused(ModelLoadError):
+    """A Model field the server does not accept, before any loading: `kind` is why ("switched_off": no models
+    folder; "bad_name": too long or with control characters; "outside": not a folder inside the models folder),
+    `typed` what was typed (only for "outside"). The message is for logs; a page says it in its own words."""
+
+    def __init__(self, kind: str, message: str, typed: str = ""):
+        super().__init__(message)
+        self.kind, self.typed = kind, typed[:60]
+
+
 class SentenceError(ValueError):
     """The sentence cannot be analysed as typed; the message says what to type instead."""
 
@@ -91,14 +101,16 @@ def allowed_model_choice(choice: str) -> str:
         return DEFAULT_MODEL
     folder = models_dir()
     if folder is None:
-        raise ModelLoadError(
+        raise ModelChoiceRefused(
+            "switched_off",
             "Choosing another model is switched off on this server. Leave the Model field empty to use the "
-            f"bundled all-MiniLM-L6-v2 (the server's operator can allow a models folder with {MODELS_DIR_ENV_VAR})."
+            f"bundled all-MiniLM-L6-v2 (the server's operator can allow a models folder with {MODELS_DIR_ENV_VAR}).",
         )
     # Checked before the name reaches the file system: a null byte or an over-long name makes the OS calls below
     # raise errors of their own, which are not the app's message. The message does not repeat such a name.
     if len(choice) > MAX_MODEL_NAME_CHARS or any(unicodedata.category(c) in ("Cc", "Cf") for c in choice):
-        raise ModelLoadError(
+        raise ModelChoiceRefused(
+            "bad_name",
             f"A model folder's name is at most {MAX_MODEL_NAME_CHARS} characters, without control characters: "
             "type the name of a folder in this server's models folder, or leave the Model field empty to use the "
             "bundled all-MiniLM-L6-v2."
@@ -109,9 +121,10 @@ def allowed_model_choice(choice: str) -> str:
     except (OSError, ValueError):  # e.g. a path too long once joined: the same answer as any other name
         found = False
     if not found:
-        raise ModelLoadError(
+        raise ModelChoiceRefused(
+            "outside",
             f"Only the names of folders in this server's models folder can be chosen (“{choice[:60]}” is not "
-            "one). Leave the Model field empty to use the bundled all-MiniLM-L6-v2."
+            "one). Leave the Model field empty to use the bundled all-MiniLM-L6-v2.", typed=choice
         )
     return str(candidate)
 

@@ -10,8 +10,11 @@ import pytest
 from attention import core
 from lessons.whatif import variants
 from conftest import run_app
-from ui.settings import MAX_SENTENCE_CHARS
+from ui.settings import DEFAULT_LAYER, DEFAULT_HEAD, MAX_SENTENCE_CHARS
 from ui.names import layer_head_name
+from serving.sentences import stored_core_attentions
+from serving.shared import PRONOUN_DEFAULT
+from wording import said, told
 
 
 def app(page=None, sentence=None, **session):
@@ -55,11 +58,16 @@ def test_modes_and_special_tokens_change_the_view():
     assert not np.allclose(learned[:, :4], identity)
 
 
-def test_step3_readout_and_parity_badge_come_from_the_numbers():
+def test_step3_readout_and_parity_badge_come_from_the_numbers(model):
     at = app("app_pages/step3_softmax.py", special=True)
     weights = figure_z(at)
     text = all_text(at)
-    assert "The same numbers as the model" in text
+    # the drawn weights are the model's own for the default head (its attention, [CLS] and [SEP] shown), so the badge
+    # says "the same numbers"
+    analysis = model.analyze(at.session_state["sentence"])
+    np.testing.assert_allclose(weights, analysis.attentions[DEFAULT_LAYER, DEFAULT_HEAD], atol=1e-5)
+    badge = said("parity.same", head_name=layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD, model.n_layers))
+    assert badge in [f"{e.icon} {e.value}" if e.icon else e.value for e in at.success]  # Streamlit lifts an emoji
     first = f"{100 * weights[0].max():.0f}%"
     assert first in text
 
@@ -72,17 +80,18 @@ def test_random_mode_uses_d_k_and_seed():
 
 def test_empty_sentence_gets_a_message_not_a_traceback():
     at = app("app_pages/step1_scores.py", sentence="   ")
-    assert any("Type a sentence" in i.value for i in at.info)
+    assert said("model.empty_sentence") in [i.value for i in at.info]
 
 
 def test_control_characters_only_get_a_message():
     at = app("app_pages/step3_softmax.py", sentence="\u200b\u0007")
-    assert any("0 tokens" in i.value for i in at.info)
+    assert said("model.sentence_no_tokens") in [i.value for i in at.info]
 
 
-def test_long_text_is_truncated_with_a_notice():
+def test_long_text_is_truncated_with_a_notice(model):
     at = app("app_pages/step3_softmax.py", sentence="word " * 2000)
-    assert any("only the first 256 tokens" in w.value for w in at.warning)
+    read = told("model.truncated", cut=True, max_length=model.max_length, n_tokens=model.max_length)
+    assert any(read.fullmatch(w.value) for w in at.warning), [w.value for w in at.warning]
     # the box keeps as much as it accepts (its max_chars), though the model reads only the first 1,269 characters
     assert at.session_state["sentence"] == ("word " * 2000)[:MAX_SENTENCE_CHARS]
 
@@ -101,25 +110,32 @@ def test_hostile_text_is_escaped_everywhere(page):
         assert "<script" not in spec and "<img" not in spec
 
 
-def test_pronoun_page_default_and_conclusion_from_numbers():
+def test_pronoun_page_default_and_conclusion_from_numbers(model):
     at = app("app_pages/pronoun.py")
     text = all_text(at)
-    assert "heads** put more attention on “dog”" in text
-    assert "differ from the model's own attention by" in text
+    # "**n of 72 heads** put more attention on “dog” …", with or without heads that give both the same
+    counted = [told("pronoun.numbers_say", line_of="n_a", a="“dog”", **same) for same in ({"n_same": 0}, {})]
+    assert any(line.search(text) for line in counted)
+    analysis = model.analyze(PRONOUN_DEFAULT)
+    parity = float(np.abs(stored_core_attentions(model, analysis) - analysis.attentions).max())
+    n_heads = model.n_layers * model.n_heads
+    shown = [f"{e.icon} {e.value}" if e.icon else e.value for e in at.success]  # Streamlit lifts a leading emoji
+    assert said("pronoun.parity", n_heads=n_heads, tiny=parity < 1e-5, difference=f"{parity:.5f}") in shown
     weight_on_dog = figure_z(at)
     assert weight_on_dog.shape == (6, 12)
     layer, head = np.unravel_index(np.argmax(weight_on_dog), weight_on_dog.shape)
-    assert f"{layer_head_name(layer, head, capital=True)} gives “dog” the most weight" in text
+    most = told("pronoun.numbers_say", line_of="head", a="“dog”", head=layer_head_name(layer, head, capital=True))
+    assert most.search(text)
 
 
 def test_pronoun_page_without_pronoun():
     at = app("app_pages/pronoun.py", pron_sentence="The sun rises in the east.")
-    assert any("no pronoun" in i.value for i in at.info)
+    assert said("pronoun.no_pronoun") in [i.value for i in at.info]
 
 
 def test_pronoun_page_with_multi_piece_candidate():
     at = app("app_pages/pronoun.py", pron_sentence="The aardvark chased the wombat because it was hungry.")
-    assert any("word pieces" in c.value for c in at.caption)
+    assert any(told("pronoun.split_pieces").fullmatch(c.value) for c in at.caption)
 
 
 def test_open_head_in_step_pages_carries_the_state():
@@ -128,7 +144,7 @@ def test_open_head_in_step_pages_carries_the_state():
     at.run()
     assert not at.exception
     assert at.session_state["mode"] == "learned" and at.session_state["special"] is True
-    assert "Step 3" in at.title[0].value
+    assert at.title[0].value == said("step3.title")
 
 
 def test_uniform_weights_output_is_mean_of_v_and_removing_scaling_is_a_temperature_change(model):
@@ -170,7 +186,8 @@ def test_no_network_at_run_time(monkeypatch):
                                   "app_pages/whatif.py", "app_pages/quiz.py"])
 def test_broken_model_path_says_how_to_fix(page):
     at = app(page, model="/no/such/model")
-    assert any("could not be loaded" in e.value and "bundled" in e.value for e in at.error)
+    failures = [m for e in at.error for m in [told("model.load_failed").fullmatch(e.value)] if m]
+    assert failures and "bundled" in failures[0]["error"]  # the failure's own message (attention/model.py): the fix
     assert at.title  # the page itself still opens
 
 

@@ -13,6 +13,8 @@ import pytest
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, type_sentence, wait_for_page
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER
 from ui.names import layer_head_name
+from ui.text import quote
+from wording import said
 
 SHOTS = Path(__file__).resolve().parents[1] / "artifacts" / "screenshots"
 
@@ -42,7 +44,7 @@ def test_every_page_renders_in_chromium(server, page, name):
     if name not in ("quiz", "glossary"):
         assert page.locator(".js-plotly-plot").count() >= 1
     else:
-        assert page.get_by_text({"quiz": "Check yourself", "glossary": "Glossary"}[name]).count() >= 1
+        assert page.get_by_text(said(f"menu.page_{name}")).count() >= 1
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
@@ -66,9 +68,10 @@ def test_shared_link_restores_the_view(server, page):
     page.goto(f"{server}/step3_softmax?{query}")
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "layer 3, head 6" in title and "The cat sat" in title  # the link's layer=2&head=5, counted from 1
+    # the link's layer=2&head=5, named as people count them ("layer 3, head 6")
+    assert layer_head_name(2, 5) in title and "The cat sat" in title
     assert "[CLS]" in heatmap_ticks(page)
-    assert page.get_by_text("Reading the row of “cat”").count() == 1
+    assert page.get_by_text(said("step3.reading_header", token=quote("cat"))).count() == 1
 
 
 def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
@@ -97,7 +100,7 @@ def test_the_formula_fonts_arrive_while_the_start_page_is_idle(server, page):
                            " return faces.length && faces.every(f => f.status === 'loaded'); }", timeout=20_000)
     assert any(name.startswith("KaTeX_Size1") for name in fetched)
     fetched.clear()
-    page.locator('.st-key-page_menu a', has_text="1 · Query·Key scores").first.click()
+    page.locator('.st-key-page_menu a', has_text=said("menu.page_step1_scores")).first.click()
     wait_for_page(page)
     assert page.locator(".katex").count() >= 2  # step 1 does draw its formulas ...
     assert not [name for name in fetched if name.startswith("KaTeX")]  # ... with the fonts already there
@@ -128,7 +131,7 @@ def test_boxes_that_scroll_are_measured_once_the_page_is_quiet_not_at_every_fram
     wait_for_page(page)
     page.wait_for_timeout(1000)
     before = page.evaluate("window.__boxSearches")
-    page.locator('.st-key-page_menu a', has_text="3 · Softmax → weights").first.click()
+    page.locator('.st-key-page_menu a', has_text=said("menu.page_step3_softmax")).first.click()
     wait_for_page(page)
     page.wait_for_timeout(1000)
     assert 1 <= page.evaluate("window.__boxSearches") - before <= 4
@@ -151,9 +154,9 @@ def test_hostile_link_is_shown_as_text_and_bad_values_fall_back(server, page):
     wait_for_page(page)
     assert page.dialogs == []
     assert page.locator('[data-testid="stMain"] img[src="x"]').count() == 0
-    title = page.locator(".js-plotly-plot .g-gtitle", has_text="raw scores").first.text_content()
+    title = page.locator(".js-plotly-plot .g-gtitle", has_text=said("step1.scores_title")).first.text_content()
     assert layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD) in title  # invalid layer/head ignored, defaults used
-    assert page.get_by_text("The link's layer value").count() == 1
+    assert page.get_by_text(said("links.not_valid", key="layer", value="99")).count() == 1
     assert "<img" in title  # the user's text is shown, as text
 
 
@@ -184,19 +187,20 @@ def test_shared_link_as_the_first_visit_of_a_cold_server(browser):
         assert page.get_by_text("Page not found").count() == 0
         assert page.locator('[data-testid="stSidebar"] textarea').input_value() == "Cats run fast"
         title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-        assert "Step 3" in title and "Cats run fast" in title and "layer 3, head 6" in title  # layer=2&head=5
+        assert said("step3.weights_title") in title and "Cats run fast" in title and layer_head_name(2, 5) in title
         page.close()
 
 
 def test_open_a_pronoun_head_in_the_step_pages(server, page):
     page.goto(f"{server}/pronoun")
     wait_for_page(page)
-    page.get_by_role("button", name="Open this head in the four step pages →").click()
+    page.get_by_role("button", name=said("pronoun.open_steps")).click()
     page.wait_for_url("**/step3_softmax**", timeout=60_000)
     wait_for_page(page)
     title = page.locator(".js-plotly-plot .g-gtitle >> visible=true").first.text_content()
-    assert "A dog ate the food" in title and "learned weights, layer 6, head 12" in title  # most weight on "dog"
-    assert page.get_by_text("Reading the row of “it”").count() == 1
+    # the head that gives "dog" the most weight
+    assert "A dog ate the food" in title and said("view.label_learned", head_name=layer_head_name(5, 11)) in title
+    assert page.get_by_text(said("step3.reading_header", token=quote("it"))).count() == 1
     assert "sentence=A+dog" in page.url
 
 

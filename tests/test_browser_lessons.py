@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, type_sentence, wait_for_page
-from ui.settings import EXAMPLES, SAME_WORD_HEAD
-from ui.text import layer_head_name, pct
+from ui.settings import EXAMPLES, HEAD_PRESETS, SAME_WORD_HEAD, preset_name
+from ui.text import layer_head_name, pct, quote
+from wording import said, shown_lead, without_icon
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -59,7 +60,7 @@ def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser, mod
     wait_for_query(page, layer=animal.layer, head=animal.head, token=9)
     wait_for_page(page)
     main = page.locator('[data-testid="stMain"]')
-    lesson = main.locator("p", has_text="What this example shows:")
+    lesson = main.locator("p", has_text=shown_lead("start.example_claim"))
     lesson.wait_for(timeout=60_000)
     text = lesson.inner_text()
     # The lesson is about the example's head, with the model's own shares of "it" on its two nouns.
@@ -69,16 +70,19 @@ def test_an_example_opens_its_lesson_and_later_choices_stay(server, browser, mod
     for word in (animal.target, animal.control):
         assert pct(row[analysis.tokens.index(word)]) in text, (word, text)
     # The user's own choices for the same sentence stay: another head (a preset), then another page.
-    preset = page.locator('[data-testid="stSidebar"]').get_by_role("button", name=re.compile("same word said"))
+    same_word = next(preset for preset, head in HEAD_PRESETS.items() if head == SAME_WORD_HEAD)
+    preset = page.locator('[data-testid="stSidebar"]').get_by_role(
+        "button", name=re.compile(re.escape(preset_name(same_word, language="en"))))
     preset.click()
     wait_for_query(page, layer=SAME_WORD_HEAD[0], head=SAME_WORD_HEAD[1], token=9)
     wait_for_page(page)
-    assert not main.locator("p", has_text="What this example shows:").count()  # another head: the lesson is not claimed
-    page.locator('.st-key-page_menu a', has_text="3 · Softmax").first.click()
-    page.wait_for_selector("h2:has-text('Reading the row of “it”')", timeout=60_000)
+    # another head: the lesson is not claimed
+    assert not main.locator("p", has_text=shown_lead("start.example_claim")).count()
+    page.locator('.st-key-page_menu a', has_text=said("menu.page_step3_softmax")).first.click()
+    page.locator("h2", has_text=said("step3.reading_header", token=quote("it"))).wait_for(timeout=60_000)
     assert query(page)["head"] == str(SAME_WORD_HEAD[1]) and query(page)["sentence"] == animal.sentence
     # A second example sets its own head and token; a typed sentence keeps the head and starts at token 0.
-    page.locator('.st-key-page_menu a', has_text="What self-attention does").first.click()
+    page.locator('.st-key-page_menu a', has_text=said("menu.page_home")).first.click()
     wait_for_page(page)
     river = next(e for e in EXAMPLES if e.focus == "bank")
     page.get_by_role("button", name=river.name).click()
@@ -100,7 +104,8 @@ def test_each_step_pages_main_line_fits_two_screens(server, browser, sentence):
         page.wait_for_timeout(500)
         heights[step] = page.evaluate(MAIN_LINE_JS)
         # The technical extras are one click away, closed, and say what they hold.
-        assert page.locator('[data-testid="stExpander"] summary', has_text="More detail:").count() >= 1
+        detail = page.locator('[data-testid="stExpander"] summary', has_text=shown_lead("step_page.more_detail"))
+        assert detail.count() >= 1
     context.close()
     over = {step: height for step, height in heights.items() if height > MAIN_LINE_LIMIT[(step, sentence)]}
     assert not over, (over, heights)
@@ -120,11 +125,12 @@ def test_the_walkthrough_downloaded_from_teaching_mode_is_slide_sized(server, br
     page = context.new_page()
     page.goto(f"{server}/?{urllib.parse.urlencode({'sentence': LONG, 'teach': 'true', 'token': 9})}")
     wait_for_page(page)
-    box = page.locator('[data-testid="stExpander"] summary', has_text="For class: the animation as a file")
+    box = page.locator('[data-testid="stExpander"] summary', has_text=said("walkthrough.downloads_box"))
     box.scroll_into_view_if_needed()
     assert not page.locator('[data-testid="stDownloadButton"] >> visible=true').count()  # closed on the slide
     box.click()
-    button = page.get_by_role("button", name=re.compile("The animation as one HTML file at slide size"))
+    slide_size = without_icon(said("walkthrough.download_html", teaching=True))
+    button = page.get_by_role("button", name=re.compile(re.escape(slide_size)))
     button.wait_for(state="visible", timeout=30_000)
     with page.expect_download(timeout=60_000) as info:
         button.click()
@@ -145,6 +151,6 @@ def test_the_walkthrough_downloaded_from_teaching_mode_is_slide_sized(server, br
     sizes += page.evaluate(SIZES_JS)
     offline.close()
     texts = {text for text, _ in sizes}
-    assert any("Step 4" in t for t in texts) and any("Save every frame" in t for t in texts)
+    assert any("Step 4" in t for t in texts) and any(said("downloads.save_frames_png") in t for t in texts)
     small = [(text, size) for text, size in sizes if size < 18]
     assert len(sizes) > 30 and not small, small

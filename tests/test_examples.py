@@ -12,6 +12,7 @@ from lessons.heads import ROLES, focus_head, pattern_scores, held_out_cases, nex
 from ui.labels import unique_labels
 from ui.settings import (DEFAULT_HEAD, DEFAULT_LAYER, EXAMPLES, HEAD_PRESETS, PRONOUN_HEAD, SAME_WORD_HEAD)
 from ui.text import pct
+from wording import lead
 
 
 def test_no_held_out_sentence_is_a_selection_sentence():
@@ -95,10 +96,10 @@ def test_examples_chosen_on_their_own_sentence_are_the_best_of_72(model):
 def example_text(example):
     at = run_app(None, example.sentence, layer=example.layer, head=example.head, mode="learned")
     assert not at.exception, at.exception
-    claim = next(str(m.value) for m in at.markdown if "What this example shows" in str(m.value))
+    claim = next(str(m.value) for m in at.markdown if lead("start.example_claim").strip() in str(m.value))
     # What qualifies the claim beyond its one row (every row, the partner sentence) waits behind "More detail".
-    return "\n\n".join([claim] + [str(m.value) for box in at.expander if box.label.startswith("More detail")
-                                   for m in box.markdown])
+    return "\n\n".join([claim] + [str(m.value) for box in at.expander
+                                   if box.label.startswith(lead("step_page.more_detail")) for m in box.markdown])
 
 
 def test_the_next_word_example_states_how_many_words_look_at_the_next_one(model):

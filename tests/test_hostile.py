@@ -15,9 +15,12 @@ from conftest import run_app
 
 import serving.models
 import serving.sentences
-from attention.model import MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel, ModelLoadError, allowed_model_choice
+from attention.model import (MAX_MODEL_NAME_CHARS, MODELS_DIR_ENV_VAR, PYTORCH_ENV_VAR, AttentionModel,
+                             ModelChoiceRefused, ModelLoadError, allowed_model_choice)
 from devtools.browser import PAGE_FILES
 from ui.settings import MAX_SENTENCE_CHARS
+from ui.text import md, quote, shorten
+from wording import said, shown_lead, told
 
 # Each piece would fetch, link, style or typeset something if it reached Markdown, HTML or KaTeX unescaped.
 HOSTILE = ("The dog chased the cat because it saw ![i](http://evil.test/p.png) and [a link](http://evil.test/) "
@@ -93,7 +96,9 @@ def test_hostile_labels_on_the_pronoun_page_buttons_and_choices():
     """The "Use the sidebar's sentence" button (a shared link's sentence in a button label, the issue's image),
     the answer radio and the candidates, with hostile words on both sides."""
     at = run_app("app_pages/pronoun.py", HOSTILE, pron_sentence=HOSTILE_B)
-    assert any(b.label.startswith("Use the other pages") for b in at.button), "the button under test is not shown"
+    shown = [b.label for b in at.button if b.key == "pron_use_sidebar"]
+    button = said("pronoun.use_sidebar", sentence=md(shorten(HOSTILE, 60)))
+    assert shown == [button], "the button under test is not shown"
     assert_nothing_rendered(at, "pronoun, sidebar button")
     at.button(key="pron_use_sidebar").click().run()
     assert at.text_input(key="pron_sentence").value == HOSTILE
@@ -105,7 +110,7 @@ def test_hostile_link_values_and_model_names_stay_plain(monkeypatch, tmp_path):
     serving.models.forget_failed_loads()
     try:
         at = run_app("app_pages/step1_scores.py", model="![m](http://evil.test/m.png) $x^2$")
-        assert any("could not be loaded" in e.value for e in at.error)
+        assert any(told("model.load_failed").fullmatch(e.value) for e in at.error)
         assert_nothing_rendered(at, "model field")
     finally:
         serving.models.forget_failed_loads()
@@ -142,7 +147,8 @@ def page_text(at) -> str:
 def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, folder, caplog):
     at = run_app("app_pages/step3_softmax.py", model=folder)
     text = page_text(at)
-    assert any(f"“{folder}” is not one this app can read" in e.value for e in at.error), text
+    refused = said("model.load_failed", error=said("model.refused_typed", name=md(folder)))
+    assert refused in [e.value for e in at.error], text
     for detail in (str(models_folder), "/tmp", "Error", "safetensors", "Unrecognized", "Traceback"):
         assert detail not in text, detail
     assert not re.search(r"(^|[\s“(])/[A-Za-z]", text)  # no absolute path at all
@@ -151,11 +157,13 @@ def test_a_model_error_shows_the_typed_name_and_no_server_detail(models_folder, 
 
 @pytest.mark.parametrize("name", ["m" * 5000, "broken\x00", "bro\u202eken"])
 def test_a_too_long_or_control_character_model_name_gets_the_apps_message(models_folder, name):
-    with pytest.raises(ModelLoadError, match="at most 255 characters, without control characters"):
+    with pytest.raises(ModelChoiceRefused) as refused:
         allowed_model_choice(name)
+    assert refused.value.kind == "bad_name"
     at = run_app("app_pages/step3_softmax.py", model=name)
     assert not at.exception, at.exception
-    assert any("at most 255 characters" in e.value for e in at.error), page_text(at)
+    refusal = said("model.choice_bad_name", limit=MAX_MODEL_NAME_CHARS)
+    assert any(refusal in e.value for e in at.error), page_text(at)
     assert name[:20] not in page_text(at)  # such a name is not repeated
 
 
@@ -168,7 +176,8 @@ def test_two_visitors_never_read_each_others_model_name(models_folder):
     assert any("visitoronesecret" in e.value for e in at_first.error)
     at_second = run_app("app_pages/step3_softmax.py", model=second)
     assert str(models_folder / "broken") in serving.models._failed_loads  # the same remembered failure
-    assert any("“broken” is not one this app can read" in e.value for e in at_second.error), page_text(at_second)
+    refused = said("model.load_failed", error=said("model.refused_typed", name="broken"))  # as the second typed it
+    assert refused in [e.value for e in at_second.error], page_text(at_second)
     assert "visitoronesecret" not in page_text(at_second)
 
 
@@ -188,7 +197,8 @@ def test_the_pytorch_check_is_off_unless_the_operator_turns_it_on(monkeypatch):
     monkeypatch.delenv(PYTORCH_ENV_VAR, raising=False)
     at = run_app("app_pages/step3_softmax.py")
     assert not [b for b in at.button if b.key == "pytorch-check"]
-    assert "switched off on this server" in page_text(at) and "ATTENTION_PYTORCH=on" in page_text(at)
+    # the page says so, and names the switch as the code reads it
+    assert said("parity.numpy_runs_no_pytorch") in page_text(at) and f"{PYTORCH_ENV_VAR}=on" in page_text(at)
     monkeypatch.setenv(PYTORCH_ENV_VAR, "on")
     assert [b for b in run_app("app_pages/step3_softmax.py").button if b.key == "pytorch-check"]
 
@@ -350,7 +360,7 @@ def test_a_hostile_link_fetches_nothing_and_links_nowhere_in_chromium(server, br
         assert page.locator('a[href*="evil.test"]:not([href^="glossary"]):not([href*="/glossary"]):not([href^="./?"])').count() == 0
         assert page.locator("b", has_text="bold").count() == 0
         if name == "pronoun":
-            button = page.get_by_role("button", name="Use the other pages' sentence")
+            button = page.get_by_role("button", name=shown_lead("pronoun.use_sidebar"))
             # as typed (the label is shortened); md() puts an invisible word joiner in "://" so it is no link
             assert "saw ![i](http://evil.test" in button.inner_text().replace("\u2060", "")
         page.screenshot(path=str(ROOT_SHOTS / f"hostile_{name}.png"), full_page=False)
@@ -438,26 +448,34 @@ def test_only_the_part_the_model_reads_goes_to_the_model_pass(model, text):
 PASTE = ("The dog chased the cat because it was hungry, said the teacher. " * 400)[:20_000]
 
 
-def _cut_notices(at) -> list[str]:
-    return [w.value for w in at.warning if "characters" in w.value and "at most" in w.value]
+# A full box's notice, the box named (a page with several) or not: its values read back (limit, end, typed, …).
+CUT_NOTICES = [told(name, **fixed) for name in ("model.cut_typed", "model.cut_full") for fixed in ({"box": ""}, {})]
+
+
+def _cut_notices(at) -> list[re.Match]:
+    return [m for w in at.warning for notice in CUT_NOTICES for m in [notice.fullmatch(w.value)] if m]
+
+
+def _pasted_notice(kept: str) -> str:
+    """The sidebar's notice for PASTE, cut to `kept`: its length, the box's limit, where the text now ends."""
+    return said("model.cut_typed", box="", typed=f"{len(PASTE):,}", limit=f"{len(kept):,}",
+                end=quote("…" + kept[-40:].lstrip()), left_out=f"{len(PASTE) - len(kept):,}")
 
 
 def test_a_pasted_20000_characters_in_the_sidebar_are_cut_to_the_limit_with_a_notice(model):
-    from ui.text import md
-
     at = run_app("app_pages/step3_softmax.py", PASTE)
     kept = PASTE[:MAX_SENTENCE_CHARS]
     assert at.session_state["sentence"] == kept and not at.exception
-    notices = _cut_notices(at)
-    assert any("20,000 characters" in n and f"at most {MAX_SENTENCE_CHARS:,}" in n and md(kept[-30:]) in n
-               for n in notices), notices
+    assert _pasted_notice(kept) in [w.value for w in at.warning], [w.value for w in at.warning]
     # the token count is that of the text kept, which is what the model read the start of
-    counted = model.analyze(kept).n_tokens_before_truncation
-    assert any(f"The {MAX_SENTENCE_CHARS:,} characters kept are {counted} tokens long" in w.value
-               and "only the first 256 tokens" in w.value for w in at.warning), [w.value for w in at.warning]
+    analysis = model.analyze(kept)
+    read = told("model.truncated", cut=True, kept=f"{MAX_SENTENCE_CHARS:,}",
+                n_before=analysis.n_tokens_before_truncation, max_length=model.max_length, n_tokens=analysis.n_tokens)
+    assert any(read.fullmatch(w.value) for w in at.warning), [w.value for w in at.warning]
     # a box filled to its limit, the length before any cut unknown (a browser's paste): it says the box is full
     at = run_app("app_pages/step3_softmax.py", kept)
-    assert any("this one is full" in n and md(kept[-30:]) in n for n in _cut_notices(at)), _cut_notices(at)
+    full = said("model.cut_full", box="", limit=f"{MAX_SENTENCE_CHARS:,}", end=quote("…" + kept[-40:].lstrip()))
+    assert full in [w.value for w in at.warning], [w.value for w in at.warning]
 
 
 def test_a_link_longer_than_the_box_is_cut_with_a_notice():
@@ -470,7 +488,7 @@ def test_a_link_longer_than_the_box_is_cut_with_a_notice():
     at.run()
     at.switch_page("app_pages/step1_scores.py").run()
     assert at.session_state["sentence"] == PASTE[:MAX_SENTENCE_CHARS] and not at.exception
-    assert any("20,000 characters" in n for n in _cut_notices(at)), [w.value for w in at.warning]
+    assert _pasted_notice(PASTE[:MAX_SENTENCE_CHARS]) in [w.value for w in at.warning], [w.value for w in at.warning]
 
 
 BOX_PAGES = ["app_pages/step3_softmax.py", "app_pages/pronoun.py", "app_pages/compare.py", "app_pages/quiz.py", "app_pages/glossary.py",
@@ -498,7 +516,7 @@ def test_every_box_on_the_page_cuts_a_20000_character_paste_to_its_limit_and_say
         if key == "sentence_inline":  # AppTest sends the sidebar box's old value again on the run after the
             # callback, so the page would draw the old sentence; the notice for a full sidebar box is tested above
             continue
-        assert any(f"at most {limit:,} characters" in n for n in _cut_notices(at)), (key, at.warning)
+        assert any(n["limit"] == f"{limit:,}" for n in _cut_notices(at)), (key, at.warning)
         assert len(at.session_state["sentence"]) <= MAX_SENTENCE_CHARS
 
 

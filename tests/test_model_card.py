@@ -5,6 +5,7 @@ import re
 
 from conftest import run_app
 from ui.sections.model_card import card_text
+from wording import said
 
 
 def test_the_card_states_the_running_models_own_sizes(model):
@@ -19,7 +20,7 @@ def test_the_start_page_offers_the_card_one_click_away_and_the_slide_does_not():
     at = run_app("app_pages/home.py", "I am good.")
     assert not at.exception
     labels = [e.label for e in at.expander]
-    assert any("About this model" in label for label in labels)
+    assert said("about_model.box_label") in labels
     slide = run_app("app_pages/home.py", "I am good.", teach=True)
     assert not slide.exception and slide.session_state["_settings"].teaching
-    assert not any("About this model" in e.label for e in slide.expander)
+    assert said("about_model.box_label") not in [e.label for e in slide.expander]

@@ -15,6 +15,7 @@ from attention import core
 
 from ui.text import pct
 from ui.content import words
+from wording import lead, told
 
 LONG = "The animal didn't cross the street because it was too tired."
 RIVER = "I sat on the river bank and watched the water."
@@ -27,26 +28,7 @@ VIEWS = {
 PAGES = ["app_pages/home.py", "app_pages/step1_scores.py", "app_pages/step2_scaling.py", "app_pages/step3_softmax.py",
          "app_pages/step4_output.py", "app_pages/whatif.py"]
 # "**72%** on “am”", "5% from itself", "looks **48%** at “and”": a share the prose names, and its key.
-SHARE = re.compile(r"\*{0,2}(\d+(?:\.\d)?%)\*{0,2} (?:on|from|at) (itself|“([^”]*)”)")
-
-
-def told(name, **fixed):
-    """The text `name` as a page renders it, as a regex, in whatever words content/ holds: each placeholder not
-    fixed (a branch's flag, say) becomes a group of its name."""
-    from ui.content import placeholders, words
-
-    marks = {key: f"\0{key}\0" for key in placeholders(name) if key not in fixed}
-    pattern = re.escape(words(name, language="en", **marks, **fixed))
-    for key, mark in marks.items():  # a value said twice: the second time, the same
-        pattern = pattern.replace(re.escape(mark), f"(?P<{key}>[^\n]+?)", 1).replace(re.escape(mark), f"(?P={key})")
-    return re.compile(pattern + r"(?=\s|$)")  # to its end: "3.21" is not a sentence's last full stop
-
-
-def lead(name):
-    """A text's own words before its first placeholder or branch."""
-    from ui.content import source
-
-    return source(name).split("{")[0]
+SHARE = re.compile(r"\*{0,2}(<1%|\d+(?:\.\d)?%)\*{0,2} (?:on|from|at) (itself|“([^”]*)”)")
 
 
 def decode(values):
@@ -124,7 +106,7 @@ def test_the_home_and_step3_read_outs_are_the_drawn_row(name):
         for t in texts:
             named = {(None if k is None else keys.index(k)) for _, k, _ in named_shares([t])}
             named = {me if j is None else j for j in named}
-            rest = re.search(r"and (\d+(?:\.\d)?%|nothing) on the (one|other \d+) (?:other )?keys?", t)
+            rest = re.search(r"and (<1%|\d+(?:\.\d)?%|nothing) on the (one|other \d+) (?:other )?keys?", t)
             assert rest or len(named) == len(keys), t  # every key is named, or the rest is counted
             if rest:
                 count = 1 if rest.group(2) == "one" else int(rest.group(2).split()[1])
@@ -187,7 +169,7 @@ def test_step4_shares_are_the_drawn_weights(name):
     weights, _, keys = heatmap(figures_of(at3)[words("step3.weights_title")])
     at = run("app_pages/step4_output.py", **VIEWS[name])
     me = selected(at)
-    _, sum_rows, _ = heatmap(figures_of(at)["Output of “" + keys[me] + "” as a weighted sum"])
+    _, sum_rows, _ = heatmap(figures_of(at)[words("step4.sum_title", token=keys[me])])
     for share, key in zip(weights[me], keys):  # the figure's rows name the same shares: "72% × v(am)"
         assert f"{pct(share)} × v({key})" in sum_rows  # rounded as the sentences round it
     texts = [t for t in text_of(at) if told("step4.sum_text").fullmatch(t) or t.startswith(lead("step4.changed"))]
@@ -232,7 +214,12 @@ def test_whatif_reads_out_the_outlined_row(model, name):
 def test_the_one_hot_head_says_so_instead_of_teaching_a_change_that_is_not_there():
     text = label("\n".join(text_of(run("app_pages/step2_scaling.py", **VIEWS["previous-word head"]))))
     stays = told("step2.entropy_text", changed=False).search(text)
-    assert "scaling barely changes any row of your sentence" in text and stays and stays.group("after") == "0.00"
+    from ui.readouts import NEXT_WORD_PRESET
+    from ui.settings import preset_name
+
+    # no row changes: the page says so, with the largest change it measured, and points to a head where one does
+    none = told("readouts.no_contrast", preset=preset_name(NEXT_WORD_PRESET)).search(text)
+    assert none and none.group("change") == "0.00" and stays and stays.group("after") == "0.00"
     text = label("\n".join(text_of(run("app_pages/whatif.py", **VIEWS["previous-word head"]))))
     from ui.content import words  # every row one-hot: the branch that says the entropy stays, and why
 
@@ -243,11 +230,11 @@ def test_the_one_hot_head_says_so_instead_of_teaching_a_change_that_is_not_there
 def test_compare_names_only_shares_its_heatmaps_draw():
     at = run("app_pages/compare.py")
     word = at.session_state["compare_word"]
-    texts = [t for t in text_of(at) if t.startswith(f"Here “{word}” looks")]
+    texts = [t for t in text_of(at) if told("compare.looks", word=f"“{word}”").fullmatch(t)]
     specs = figures_of(at)
     assert len(texts) == 2
-    for which, text in zip(("First", "Second"), texts):
-        weights, rows, keys = heatmap(specs[f"{which} sentence · attention weights"])
+    for which, text in zip(("compare.figure_first", "compare.figure_second"), texts):
+        weights, rows, keys = heatmap(specs[words(which)])
         me = rows.index(word)
         claims = named_shares([text])
         assert claims
@@ -262,21 +249,27 @@ def test_the_pronoun_verdict_is_the_numbers_under_it():
     words is the preference grid's."""
     at = run("app_pages/pronoun.py")
     text = "\n".join(text_of(at))
-    verdict = next(line for line in text.split("\n") if line.startswith("**Verdict:"))
+    verdict = next(line for line in text.split("\n") if line.startswith(lead("pronoun.verdict_head").strip()))
+    # how it was measured: one click under the verdict, in its box
+    [box] = [e for e in at.expander if e.label == words("pronoun.verdict_how_label")]
+    measured = " ".join(str(m.value) for m in box.markdown)
     table = at.get("table")[-1].value  # the head chosen in advance, the two fixed rules, guessing
-    chosen = table[table["who"].str.startswith("the head chosen in advance")].iloc[0]
-    for count in (chosen["easy-cue sentences right"], chosen["pairs fully right"]):
-        assert f"**{count}**" in verdict, (count, verdict)
+    who = words("pronoun_testset.column_who")
+    [chosen] = [row for _, row in table.iterrows() if told("pronoun_testset.who_chosen").fullmatch(row[who])]
+    for count in (chosen[words("pronoun_testset.column_easy")], chosen[words("pronoun_testset.column_pairs")]):
+        assert f"**{count}**" in measured, (count, measured)
     # Named as people count ("layer 4, head 2"): the grid's cell is one less on each side.
-    layer, head = (int(n) - 1 for n in re.search(r"layer (\d+), head (\d+)", chosen["who"]).groups())
+    layer, head = (int(n) - 1 for n in re.findall(r"\d+", told("pronoun_testset.who_chosen").fullmatch(
+        chosen[who]).group("head")))
     weights = figures_of(at)["Weight “it”→dog"]
     grid = decode(weights["data"][0]["z"]).astype(float)
-    said = re.search(r"On this sentence it gives “dog” (\d+)%", verdict)
-    assert said and int(said.group(1)) == round(100 * grid[layer, head]), (said, grid[layer, head])
+    said = told("pronoun.verdict_here", a="“dog”", pronoun="“it”").search(verdict)
+    assert said and int(said.group("weight_a").rstrip("%")) == round(100 * grid[layer, head]), (said, grid[layer, head])
     shares = decode(figures_of(at)["Share of “it”→dog vs food"]["data"][0]["z"]).astype(float)
     looking = ~np.isnan(shares)
-    counted = re.search(r"Of the (\d+) heads that do look at the two words, (\d+) prefer “dog”", text)
-    assert counted and int(counted.group(1)) == looking.sum() and int(counted.group(2)) == (shares[looking] > 0.5).sum()
+    counted = told("pronoun.numbers_say", line_of="n_looking", looking="some", a="“dog”").search(text)
+    assert counted and int(counted.group("n_looking")) == looking.sum()
+    assert int(counted.group("n_looking_a")) == (shares[looking] > 0.5).sum()
 
 
 @pytest.mark.parametrize("name", list(VIEWS))

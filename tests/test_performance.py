@@ -18,6 +18,7 @@ import pytest
 
 from devtools.browser import CHROMIUM, streamlit_server, type_sentence, wait_for_page
 from lessons.explain import MARKER_COLUMN
+from wording import said, without_icon
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +105,7 @@ def test_csv_download_is_made_on_click_without_a_rerun(step3):
     type_sentence(page, "Cats chase mice.", "mice")
     since = time.perf_counter()
     with page.expect_download(timeout=60_000) as info:
-        page.get_by_text("This matrix as CSV").click()
+        page.get_by_text(without_icon(said("downloads.csv_button"))).click()
     download = info.value
     assert download.suggested_filename.startswith("step3_weights_cats-chase-mice")
     rows = list(csv.reader(io.StringIO(Path(download.path()).read_text())))

@@ -10,6 +10,7 @@ from conftest import run_app
 
 from ui.settings import DEFAULT_LAYER, DEFAULT_HEAD
 from ui.text import pct
+from wording import said
 
 SENTENCES = ["I am good.", "The animal didn't cross the street because it was too tired."]
 PAGES = {"app_pages/home.py": "fig-home-weights", "app_pages/step3_softmax.py": "fig-step3_weights"}
@@ -37,7 +38,7 @@ def model_percentages(model, sentence: str) -> set[str]:
 
 
 def percentages_in(text: str) -> set[str]:
-    return set(re.findall(r"(?<![\d.])\d+(?:\.\d)?%", text))
+    return set(re.findall(r"(?<![\d.<])\d+(?:\.\d)?%", text))
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
@@ -54,7 +55,7 @@ def test_predict_first_hides_the_matrix_in_words_and_colours_until_revealed(mode
     assert len({colour for _, colour in trace["colorscale"]}) == 1  # one colour: nothing to read from a cell
     assert "texttemplate" not in trace
 
-    next(b for b in at.button if b.label.endswith("Reveal the numbers")).click().run()
+    next(b for b in at.button if b.label == said("figures.reveal_button")).click().run()
     assert not at.exception, at.exception
     trace = weights_figure(at)["data"][0]
     assert trace.get("showscale") is not False and len({c for _, c in trace["colorscale"]}) > 1

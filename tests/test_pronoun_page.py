@@ -14,6 +14,7 @@ import pytest
 from lessons import pronoun as pr
 from conftest import run_app
 from ui.content import words
+from ui.settings import MAX_SENTENCE_CHARS
 from ui.sections.pronoun_verdict import numbers_say
 from ui.text import layer_head_name, quote
 from devtools.browser import CHROMIUM, chromium, streamlit_server, wait_for_page
@@ -148,10 +149,14 @@ def test_a_sidebar_sentence_without_pronoun_leaves_the_pages_example():
     assert words("pronoun.sidebar_no_pronoun", sentence=quote("I am good.")) in [c.value for c in at.caption]
 
 
-def test_long_text_gets_the_truncation_notice_not_no_pronoun():
-    at = run_app(PAGE, pron_sentence="word " * 300 + "because it was hungry.")
+def test_long_text_gets_the_truncation_notice_not_no_pronoun(model):
+    sentence = "word " * 300 + "because it was hungry."
+    at = run_app(PAGE, pron_sentence=sentence)
     assert not at.exception
-    assert any("the model reads at most" in w.value for w in at.warning)
+    read = model.analyze(sentence)  # the notice states the model's own token counts (this page's box says where)
+    notice = words("model.truncated", language="en", cut=False, kept=f"{MAX_SENTENCE_CHARS:,}", where="",
+                   n_before=read.n_tokens_before_truncation, max_length=model.max_length, n_tokens=read.n_tokens)
+    assert read.truncated and notice in [w.value for w in at.warning]
     assert [i.value for i in at.info] == [words("pronoun.pronoun_cut")]   # not "no pronoun"
 
 

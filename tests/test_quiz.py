@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ROOT, run_app
+from wording import told
 
 from attention import core
 from lessons.questions import GROUPS, PAGES, answer_key, quiz, score
@@ -49,7 +50,7 @@ def test_explanations_quote_the_models_own_numbers(live):
     own = analysis.attentions[2, 5].astype(np.float64)  # the model's attention, not our recomputation
     np.testing.assert_allclose(steps.weights, own, atol=1e-5)
     row, n = own[i], len(analysis.tokens)
-    assert f"add up to {row.sum():.6f}" in questions["role"].explanation
+    assert told("quiz.role_why").search(questions["role"].explanation)["total"] == f"{row.sum():.6f}"
     assert ", ".join(f"{v:.6f}" for v in own.sum(1)[:5]) in questions["sum_to_one"].explanation
     assert f"{100 * row.max():.0f}%" in questions["scale"].explanation
     unscaled = core.softmax(steps.raw[i:i + 1])[0]

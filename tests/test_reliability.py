@@ -12,7 +12,7 @@ from conftest import run_app
 
 import serving.models
 import serving.sentences
-from attention.model import MODELS_DIR_ENV_VAR, ModelLoadError, allowed_model_choice
+from attention.model import MODELS_DIR_ENV_VAR, ModelChoiceRefused, ModelLoadError, allowed_model_choice
 
 SIDEBAR_ONLY = """
 import streamlit as st
@@ -133,39 +133,52 @@ def models_dir(tmp_path, monkeypatch):
 
 
 def test_model_field_refuses_paths_outside_the_models_folder(models_dir, tmp_path_factory):
+    from ui.content import words
+    from ui.text import md
+
     outside = tmp_path_factory.mktemp("outside")
     for choice in ("/etc", str(outside), "../" + outside.name, "broken/../..", "/no/such/model", "gpt2"):
-        with pytest.raises(ModelLoadError) as refused:
+        with pytest.raises(ModelChoiceRefused) as refused:
             allowed_model_choice(choice)
-        assert "Only the names of folders" in str(refused.value)
+        assert refused.value.kind == "outside" and refused.value.typed == choice
     # The same words whether or not the path exists: the message tells nothing about the server's disk.
-    messages = {str(pytest.raises(ModelLoadError, allowed_model_choice, c).value).split("“")[0]
+    messages = {str(pytest.raises(ModelLoadError, allowed_model_choice, c).value).replace(c, "")
                 for c in ("/etc", "/no/such/model")}
     assert len(messages) == 1
     assert allowed_model_choice("broken") == str(models_dir / "broken")
     at = run_app("app_pages/step1_scores.py", model="/etc")
-    assert any("Only the names of folders" in e.value for e in at.error)
+    # The page says why in its own words (content/), naming only what was typed
+    refusal = words("model.choice_outside", language="en", name=md("/etc"))
+    assert any(refusal in e.value for e in at.error), [e.value for e in at.error]
 
 
 def test_model_field_is_off_without_a_models_folder(monkeypatch):
     monkeypatch.delenv(MODELS_DIR_ENV_VAR, raising=False)
-    with pytest.raises(ModelLoadError, match="switched off"):
+    with pytest.raises(ModelChoiceRefused) as refused:
         allowed_model_choice(str(serving.models.resolve_model_name(None)) + "x")
+    assert refused.value.kind == "switched_off"
     assert allowed_model_choice("") == serving.models.resolve_model_name(None)
+
+
+def failed_load_notice(typed):
+    """What the page says when the model the visitor typed does not load: that it failed, naming only the name."""
+    from ui.content import words
+
+    return words("model.load_failed", language="en", error=words("model.refused_typed", language="en", name=typed))
 
 
 def test_a_failed_load_is_remembered_so_the_next_page_says_so_at_once(models_dir):
     at = run_app("app_pages/step1_scores.py", model="broken")
-    assert any("could not be loaded" in e.value for e in at.error)
+    assert failed_load_notice("broken") in [e.value for e in at.error]
     failed_at = serving.models._failed_loads[str(models_dir / "broken")]
     started = time.perf_counter()
     at.switch_page("app_pages/step3_softmax.py")
     at.run()
     assert time.perf_counter() - started < 2.0
-    assert any("could not be loaded" in e.value for e in at.error) and not at.exception
+    assert failed_load_notice("broken") in [e.value for e in at.error] and not at.exception
     assert serving.models._failed_loads[str(models_dir / "broken")] == failed_at  # not tried again
     at.button(key="retry_model_load").click().run()  # forgets the failure and tries again
-    assert any("could not be loaded" in e.value for e in at.error)
+    assert failed_load_notice("broken") in [e.value for e in at.error]
     assert serving.models._failed_loads[str(models_dir / "broken")] > failed_at
 
 

@@ -37,7 +37,7 @@ def test_a_rows_shares_name_its_own_numbers_and_count_the_rest():
     assert "10% on the one other key" in one_left
     uniform = shares(np.full(4, 0.25), list("abcd"), me=None, verb="from")
     assert uniform == words("readouts.shares_uniform", share="25%", verb="from", n=4)
-    assert share_text(0.0001) == words("readouts.less_than") and share_text(0.25) == "25%"
+    assert share_text(0.0001) == "<1%" and share_text(0.25) == "25%"
 
 
 def test_each_waiting_notice_states_the_tabs_place():

@@ -1,18 +1,20 @@
 """The step pages print and draw the model's own numbers; the small pictures add up; torch loads only on demand."""
 
 import json
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 from conftest import ROOT, run_app
+from wording import told
 
 from attention import core
 from lessons import explain
 from ui.content import source, words
 from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, Settings
-from ui.text import layer_name, md, pct
+from ui.text import layer_head_name, layer_name, md, pct, quote
 from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -92,14 +94,15 @@ def test_softmax_table_on_the_page_ends_with_the_model_row(reference):
     np.testing.assert_allclose(last, reference.analyze(LONG).attentions[1, 8][10], atol=1e-4)  # printed to 4 places
 
 
-def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads():
+def test_toy_modes_say_so_and_teaching_mode_hides_badge_and_downloads(model):
+    badge = words("parity.same", language="en", head_name=layer_head_name(DEFAULT_LAYER, DEFAULT_HEAD, model.n_layers))
     toy = run_app("app_pages/step3_softmax.py", mode="identity")
-    assert "Toy numbers" in text_of(toy)
+    assert told("parity.toy").search(text_of(toy)) and badge not in text_of(toy)
     slide = run_app("app_pages/step3_softmax.py", teach=True)
-    assert not slide.get("download_button") and "same numbers as the model" not in text_of(slide)
+    assert not slide.get("download_button") and badge not in text_of(slide)
     assert not slide.get("arrow_data_frame")
     normal = run_app("app_pages/step3_softmax.py")
-    assert "✓ The same numbers as the model" in text_of(normal)
+    assert badge in [s.value for s in normal.success]   # the default head's weights are the model's (≤ 1e-5)
 
 
 def test_pytorch_button_reports_the_measured_difference(reference, monkeypatch):
@@ -107,8 +110,10 @@ def test_pytorch_button_reports_the_measured_difference(reference, monkeypatch):
     at = run_app("app_pages/step3_softmax.py", LONG, layer=1, head=8)
     at.button(key="pytorch-check").click().run()
     assert not at.exception, at.exception
-    [report] = [s.value for s in at.success if "PyTorch's own attention" in s.value]
-    assert f"layer {1 + 1}, head {8 + 1}" in report and "less than 0.00001" in report  # people count from 1
+    [report] = [found for s in at.success if (found := told("parity.check_result").match(s.value))]
+    assert report["head_name"] == layer_head_name(1, 8, reference.n_layers)
+    assert re.findall(r"\d+", report["head_name"]) == [str(1 + 1), str(8 + 1)]  # people count from 1
+    assert float(report["gap_exp"]) < 1e-5 and report["gap_plain"] == words("text.tiny", language="en")
 
 
 def test_the_app_does_not_import_torch_before_the_button():
@@ -123,17 +128,18 @@ def test_the_app_does_not_import_torch_before_the_button():
     assert out.stdout.strip().splitlines()[-1] == "False"
 
 
-def test_compare_page_follows_the_shared_word_as_the_sentences_change():
+def test_compare_page_follows_the_shared_word_as_the_sentences_change(model):
     at = run_app("app_pages/compare.py")
     assert not at.exception, at.exception
     assert at.session_state["compare_word"] == "bank"
-    assert any(m.value.startswith("Of all 72 heads, the one whose output for “bank” differs most") for m in at.markdown)
+    ranked = [found for m in at.markdown if (found := told("compare.most_different").match(m.value))]
+    assert [(r["n_heads"], r["word"]) for r in ranked] == [(str(model.n_layers * model.n_heads), quote("bank"))]
     at.text_input(key="compare_a").input("The cat sat on the mat.").run()
     at.text_input(key="compare_b").input("A cat ran.").run()
     assert not at.exception, at.exception
     assert at.session_state["compare_word"] == "cat"   # "bank" is gone: the choice follows the input
     at.text_input(key="compare_b").input("A dog ran").run()
-    assert not at.exception and any("share no token" in i.value for i in at.info)
+    assert not at.exception and words("compare.no_shared", language="en") in [i.value for i in at.info]
 
 
 def test_one_words_output_from_every_head_is_the_four_steps_run_head_by_head(model):
@@ -254,8 +260,9 @@ def test_compare_gives_position_alone_as_the_control_for_a_changed_vector(model,
     a, b = (analysis.hidden_states[0][place] for analysis, place in zip(analyses, places))
     before = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
     assert (before < 0.995) == (places[0] != places[1])
-    [paragraph] = [m.value for m in at.markdown if m.value.startswith("**The word's output from this head**")]
-    assert f"{before:.2f}" in paragraph.split("1 = pointing the same way")[1], paragraph
+    said = told("compare.output", place_a=places[0], place_b=places[1], teaching=False)
+    [paragraph] = [found for m in at.markdown if (found := said.match(m.value))]
+    assert paragraph["before"] == f"{before:.2f}" and paragraph["word"] == quote(word), paragraph.group()
 
 
 def test_the_glossarys_embedding_is_word_and_position_before_any_attention(model):

@@ -21,9 +21,25 @@ import pytest
 from conftest import run_app
 
 from devtools.browser import CHROMIUM, PAGES, streamlit_server, wait_for_page
+from ui.content import words
+from ui.names import head_name
 
 SENTENCES = {4: "I am good.", 12: "The cat sat on the mat and looked at the bird."}
 LONG = "The animal didn't cross the street because it was too tired and hungry."  # 16 word pieces
+
+
+
+def next_link(page_key):
+    """The tour's Next link to a page, as the slide's first row names it (in English: no ?lang= in these links)."""
+    return words("tour.next", language="en", page=words(f"tour.name_{page_key}", language="en"))
+
+
+def branch_sentences(name, flag, **values):
+    """The sentence a text says when `flag` is true and the one it says instead (the other values the same)."""
+    said = [words(name, language="en", **values, **{flag: on}) for on in (True, False)]
+    start = os.path.commonprefix(said).rfind(". ") + 2  # from the start of the sentence where they part
+    return said[0][start:], said[1][start:]
+
 
 browser_only = pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
                                   reason="Debian's Chromium is not installed (apt-get install -y chromium)")
@@ -90,10 +106,10 @@ def test_a_teacher_drives_the_lesson_from_the_slide(server, projector):
     wait_for_page(page)
     still_teaching(page)
     # The next pages, from the slide: attention by hand, then step 1, the head kept on the way.
-    page.locator('.st-key-slide_top a', has_text="Next: 0 · Attention by hand").click()  # the slide's first row
+    page.locator('.st-key-slide_top a', has_text=next_link("by_hand")).click()  # the slide's first row
     page.wait_for_function("() => location.pathname.endsWith('/by_hand')", timeout=60_000)
     wait_for_page(page)
-    page.locator('.st-key-slide_top a', has_text="Next: Step 1").click()
+    page.locator('.st-key-slide_top a', has_text=next_link("step1_scores")).click()
     page.wait_for_function("() => location.pathname.endsWith('/step1_scores')", timeout=60_000)
     wait_for_row(page, "river")
     still_teaching(page)
@@ -110,7 +126,10 @@ def test_the_compare_page_has_its_layer_and_head_on_the_slide(server, projector)
     projector.wait_for_function("() => new URL(location.href).searchParams.get('head') === '4'", timeout=60_000)
     wait_for_page(projector)
     text = projector.locator('[data-testid="stMain"]').inner_text()
-    assert "head 5" in text and "in the sidebar" not in text
+    on_the_slide, in_the_sidebar = branch_sentences(
+        "compare.output", "teaching", cosine="0.50", word="“w”", place_a=1, place_b=1, place_a_text="second",
+        place_b_text="second", before="1.00")
+    assert head_name(4) in text and on_the_slide in text and in_the_sidebar not in text
 
 
 # The drawn values of each token × token matrix (an x axis titled with "key"); vectors of 32 numbers a token are
@@ -255,7 +274,7 @@ def test_a_cold_server_never_lists_raw_file_names(browser):
         assert not [text for text in seen if re.search(r"\bstep1 scores\b|\bstep1_scores\b|^app$", text, re.M)], seen
         menu = page.locator(".st-key-page_menu").inner_text()
         page.close()
-    assert "1 · Query·Key scores" in menu and "Glossary" in menu
+    assert words("menu.page_step1_scores", language="en") in menu and words("menu.page_glossary", language="en") in menu
 
 
 def test_predict_first_hides_a_slides_numbers_until_revealed():
@@ -265,7 +284,7 @@ def test_predict_first_hides_a_slides_numbers_until_revealed():
     assert "texttemplate" not in spec["data"][0]  # the weights' cells: colour only, until revealed
     table = json.loads(at.get("plotly_chart")[1].proto.spec)["data"][0]
     assert set(sum(table["cells"]["values"][1:], [])) == {"?"}
-    reveal = [b for b in at.button if b.label.endswith("Reveal the numbers")]
+    reveal = [b for b in at.button if b.label == words("figures.reveal_button", language="en")]
     # One button a hidden figure; the lines of "attention as lines" wait for the matrix's reveal, with no button.
     assert len(reveal) == len(at.get("plotly_chart")) >= 2
     reveal[0].click().run()
@@ -282,4 +301,4 @@ def test_predict_first_hides_a_slides_numbers_until_revealed():
 def test_without_predict_first_a_slide_shows_its_numbers():
     at = run_app("app_pages/step3_softmax.py", "I am good.", teach=True)
     assert json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["texttemplate"] == "%{z:.2f}"
-    assert not [b for b in at.button if "Reveal" in b.label]
+    assert words("figures.reveal_button", language="en") not in [b.label for b in at.button]

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from devtools.browser import CHROMIUM, show_walkthrough, type_sentence, wait_for_page
+from ui.content import placeholders, words
 from ui.figures.layout import NARROW_FIGURE_PX
 from ui.labels import unique_labels
+from ui.names import head_name, layer_head_name
+from ui.text import quote
 
 if not Path(CHROMIUM).exists():
     if os.environ.get("CI"):
@@ -21,9 +24,31 @@ if not Path(CHROMIUM).exists():
     pytest.skip("Debian's Chromium is not installed (apt-get install -y chromium)", allow_module_level=True)
 
 SENTENCE = "The cat saw the dog and the bird."  # "the" three times: the, the², the³
-CHIPS = '[data-testid="stMain"] [role="radiogroup"][aria-label="Click a token to follow its row"] [role="radio"]'
-TOKEN_LIST = '[data-testid="stSidebar"] input[aria-label="Selected token (its row is explained)"]'
+# The pages are in English here (no ?lang= in these links): each label and sentence is content/en's.
+CHIPS = (f'[data-testid="stMain"] [role="radiogroup"][aria-label="{words("pickers.chips_label", language="en")}"]'
+         ' [role="radio"]')
+TOKEN_LIST = f'[data-testid="stSidebar"] input[aria-label="{words("sidebar.token_label", language="en")}"]'
 TITLES_JS = "() => [...document.querySelectorAll('.js-plotly-plot .gtitle')].map(t => t.textContent)"
+_TOKEN = "TOKENMARK"  # letters: quote() escapes the token as a page does, and keeps these as they are
+
+
+def around_token(name, quoted=True, **values):
+    """The words text `name` puts right before and after its token, as a visitor reads them: from the start of its
+    sentence (or the last value or Markdown mark) to the next value or mark. quoted: the page passes quote(token)."""
+    marks = {key: f"\x01{key}\x01" for key in placeholders(name) if key not in values}
+    marks["token"] = quote(_TOKEN) if quoted else _TOKEN
+    before, after = words(name, language="en", **{**marks, **values}).split(_TOKEN, 1)
+    before = re.split(r"\x01\w+\x01|[*\[\]()#]|(?<=[.!?]) ", before)[-1]
+    return before, re.split(r"\x01\w+\x01|[*\[\]()#]", after)[0]
+
+
+def naming(name, quoted=True, **values):
+    """A regex for where text `name` names the token, the token's label its group."""
+    before, after = around_token(name, quoted, **values)
+    return re.escape(before) + "(.+?)" + re.escape(after)
+
+
+PROSE = around_token("start.where_each_word_looks", teaching=False)   # "The selected token, “", "”, puts "
 
 
 def names_of_the_selected_token(page) -> dict[str, str]:
@@ -32,15 +57,16 @@ def names_of_the_selected_token(page) -> dict[str, str]:
     checked = [chips.nth(k).inner_text().strip() for k in range(chips.count())
                if chips.nth(k).get_attribute("aria-checked") == "true"]
     main = page.locator('[data-testid="stMain"]').inner_text()
-    prose = re.search(r"The selected token, “(.+?)”, puts", main)
-    heading = re.search(r"Play the four steps for “(.+?)”\n", main + "\n")
-    walk = [t for t in page.evaluate(TITLES_JS) if t.startswith("Play the four steps for “")]
-    show = re.search(r"Show the animation for “(.+?)”", main)  # the walk-through before it is asked for
+    prose = re.search(naming("start.where_each_word_looks", teaching=False), main)
+    heading = re.search(naming("walkthrough.heading_section") + "\n", main + "\n")
+    walk = [found[1] for t in page.evaluate(TITLES_JS)
+            if (found := re.match(naming("walkthrough.figure_title", quoted=False), t))]
+    show = re.search(naming("walkthrough.show_button"), main)  # the walk-through before it is asked for
     return {"chip": checked[0] if len(checked) == 1 else f"{len(checked)} chips checked",
             "sidebar": page.locator(TOKEN_LIST).input_value().split(": ", 1)[1],
             "prose": prose.group(1) if prose else "(missing)",
             "heading": heading.group(1) if heading else "(missing)",
-            "walk-through": walk[0].split("“", 1)[1].rsplit("”", 1)[0] if walk else
+            "walk-through": walk[0] if walk else
             show.group(1) if show else "(missing)"}
 
 
@@ -48,8 +74,8 @@ def click_chip(page, runs, index: int, label: str) -> None:
     """Click a chip and wait until the page names its token and the (fragment's) run is over."""
     since = time.perf_counter()
     page.locator(CHIPS).nth(index).click()
-    page.wait_for_function("label => document.querySelector('[data-testid=\"stMain\"]').innerText"
-                           ".includes('The selected token, “' + label + '”, puts')", arg=label, timeout=30_000)
+    page.wait_for_function("said => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(said)",
+                           arg=label.join(PROSE), timeout=30_000)
     runs.wait_done(page, since)
     page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=30_000)
     assert runs.runs_since(since) == 1, label
@@ -74,17 +100,19 @@ def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server,
     show_walkthrough(page)
     for index in (3, 6, 0):  # the², the³, the
         click_chip(page, runs, index, labels[index])
-        page.wait_for_function("label => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                               ".some(t => t.textContent === 'Play the four steps for “' + label + '”')",
-                               arg=labels[index], timeout=30_000)
+        page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                               ".some(t => t.textContent === title)",
+                               arg=words("walkthrough.figure_title", language="en", token=labels[index]),
+                               timeout=30_000)
         names = names_of_the_selected_token(page)
         assert set(names.values()) == {labels[index]}, (index, names)
     # The sidebar's list, redrawn by the same fragment, still selects: the page follows it.
     page.locator(TOKEN_LIST).click()
     page.keyboard.press("ArrowDown")
     page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="4: the²").click()
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(t => t.textContent === 'Play the four steps for “the²”')", timeout=30_000)
+    page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === title)",
+                           arg=words("walkthrough.figure_title", language="en", token="the²"), timeout=30_000)
     wait_for_page(page)
     assert set(names_of_the_selected_token(page).values()) == {"the²"}
     # State follows input: a second and a third sentence each start on their first token, everywhere.
@@ -93,8 +121,9 @@ def test_every_label_names_the_clicked_chip_and_a_new_sentence_resets_it(server,
         assert set(names_of_the_selected_token(page).values()) == {first}, sentence
         assert "token=" not in page.url
     page.locator(CHIPS).nth(2).click()  # "good"
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
+    page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === title)",
+                           arg=words("walkthrough.figure_title", language="en", token="good"), timeout=30_000)
     wait_for_page(page)
     assert set(names_of_the_selected_token(page).values()) == {"good"}
     page.close()
@@ -108,17 +137,18 @@ def test_a_slides_layer_and_head_row_redraws_the_sidebar_too(server, browser):
     wait_for_page(page)
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
         has_text=re.compile("^8$")).first.click()  # the head row's "8" (the layer row stops at 6): the code's head 7
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot')]"
-                           ".some(p => /layer\\s*2,\\s*head\\s*8(?!\\d)/.test(p.textContent))", timeout=30_000)
+    chosen = r"\s*".join(map(re.escape, layer_head_name(1, 7).split())) + r"(?!\d)"  # "layer 2, head 8"
+    page.wait_for_function("chosen => [...document.querySelectorAll('.js-plotly-plot')]"
+                           ".some(p => new RegExp(chosen).test(p.textContent))", arg=chosen, timeout=30_000)
     wait_for_page(page)
     sidebar = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
     assert [sidebar.nth(i).locator("input").input_value() for i in range(2)] == ["2", "8"]
     assert "head=7" in page.url
-    assert "head 9" not in " ".join(page.evaluate(TITLES_JS))  # the default head (the code's 8) is gone
+    assert head_name(8) not in " ".join(page.evaluate(TITLES_JS))  # the default head (the code's 8) is gone
     page.close()
 
 
-STEP3_NAMES = {"heading": r"Reading the row of “(.+?)”\n", "table": r"Softmax of the row of “(.+?)”"}
+STEP3_NAMES = {"heading": naming("step3.reading_header") + "\n", "table": naming("step3.table_title", quoted=False)}
 
 
 def test_a_chip_on_a_step_page_reruns_only_what_follows_the_token(server, browser, model):
@@ -146,8 +176,8 @@ def test_a_chip_on_a_step_page_reruns_only_what_follows_the_token(server, browse
     for index in (3, 1, 6):  # the², cat, the³
         since = time.perf_counter()
         page.locator(CHIPS).nth(index).click()
-        page.wait_for_function("label => document.querySelector('[data-testid=\"stMain\"]').innerText"
-                               ".includes('Reading the row of “' + label + '”')", arg=labels[index], timeout=30_000)
+        page.wait_for_function("said => document.querySelector('[data-testid=\"stMain\"]').innerText.includes(said)",
+                               arg=labels[index].join(around_token("step3.reading_header")), timeout=30_000)
         runs.wait_done(page, since)
         page.wait_for_function("() => !document.querySelector('[data-stale=\"true\"]')", timeout=30_000)
         assert runs.runs_since(since) == 1

@@ -23,8 +23,10 @@ from ui.sections import walkthrough as W
 from ui.sections import walkthrough_section as WS
 from ui.sections import walkthrough_text as WT
 from ui.sections import whys
-from ui.content import PSEUDO, english_runs, words
+from ui.content import PSEUDO, english_runs, source, words
+from wording import without_icon
 from ui.settings import Settings
+from ui.text import quote
 from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -185,7 +187,7 @@ def test_the_html_file_holds_plotly_and_waits_for_play(model):
     assert len(page) > 3_000_000 and "Plotly.addFrames" in page
     plot_script = page.split("Plotly.addFrames", 1)[1].split("</script>", 1)[0]
     assert "Plotly.animate" not in plot_script  # auto_play=False: it waits for Play
-    assert "Save every frame as PNG" in page and "Save every frame as SVG" in page
+    assert 'id="save-png"' in page and 'id="save-svg"' in page  # the buttons that save every frame
     title = words("walkthrough.file_title", token="good", sentence="I am good.")
     assert f"<title>{html.escape(title, quote=False)}</title>" in page
 
@@ -213,7 +215,7 @@ def test_the_start_page_plays_the_four_steps_once_asked_and_the_step_pages_link_
         step = run_app(page, "I am good.")
         assert not step.exception
         links = [link.proto.label for link in step.get("page_link")]
-        assert any(label.startswith("▶ Play the four steps") for label in links), links
+        assert words("tour.play_steps", language="en") in links, links
 
 
 # --- in Chromium ------------------------------------------------------------------------------------------------
@@ -225,6 +227,21 @@ HEADING_JS = """() => {
   const plot = [...document.querySelectorAll('.js-plotly-plot')].find(p => p.querySelector('.slider-container'));
   return plot ? plot.querySelector('.annotation-text').textContent : null;
 }"""
+
+
+def en(text, /, **values):
+    """A text as the browser tests' pages say it: in English (no ?lang= in their links)."""
+    return words(text, language="en", **values)
+
+
+def selected_token_said(token):
+    """The start page's words naming the selected token, from the start of their sentence to the token, as the
+    browser shows them (quoted as the page quotes a token, without Markdown's escapes: “.”, not “\\.”)."""
+    return source("start.where_each_word_looks").split("{{ token }}")[0].rsplit(". ", 1)[-1] + quote("X").replace(
+        "X", token)
+
+
+TITLE_START = source("walkthrough.figure_title").split("{")[0]  # the walk-through's figure title, before the token
 
 
 def play_and_wait_for_frame(page, number, timeout_ms=30_000):
@@ -257,22 +274,24 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     chart, rail, ticks = animated_chart(page)
     assert f"(1/{frames})" in page.evaluate(HEADING_JS)
     since = time.perf_counter()
-    chart.get_by_text("▶ Play").click()
+    chart.get_by_text(en("walkthrough.play")).click()
     play_and_wait_for_frame(page, 3)  # the frames move on by themselves
-    chart.get_by_text("❚❚ Pause").click()
+    chart.get_by_text(en("walkthrough.pause")).click()
     paused = page.evaluate(HEADING_JS)
     page.wait_for_timeout(3000)
     assert page.evaluate(HEADING_JS) == paused  # paused stays
     click_tick(page, rail, ticks, ticks.count() - 1)
     play_and_wait_for_frame(page, frames)
-    assert "Step 4 of 4" in page.evaluate(HEADING_JS)
+    last = en("walkthrough.heading", step=4, name=html.escape(en("walkthrough.step_name_4")), number=frames,
+              n_frames=frames)
+    assert page.evaluate(HEADING_JS).split() == html.unescape(re.sub("<[^>]+>", "", last)).split()
     click_tick(page, rail, ticks, 0)
     play_and_wait_for_frame(page, 1)
     page.wait_for_timeout(500)
     assert runs.runs_since(since) == 0  # playing and the slider ran no script
     # The download is made on click, without a rerun, and plays with the network off.
     with page.expect_download(timeout=60_000) as info:
-        page.get_by_text("The animation as one HTML file").click()
+        page.get_by_text(without_icon(en("walkthrough.download_html", teaching=False))).click()
     download = info.value
     assert download.suggested_filename == f"walkthrough_i-am-good_L{DEFAULT_LAYER + 1}H{DEFAULT_HEAD + 1}-t2.html"
     page.wait_for_timeout(500)
@@ -283,27 +302,30 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     since = time.perf_counter()
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
         has_text=re.compile("^am$")).click()
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(t => t.textContent === 'Play the four steps for “am”')", timeout=30_000)
+    page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === title)",
+                           arg=en("walkthrough.figure_title", token="am"), timeout=30_000)
     runs.wait_done(page, since)
     assert runs.runs_since(since) == 1 and "token=1" in page.url
-    assert "The selected token, “am”" in page.locator('[data-testid="stMain"]').inner_text()
-    page.locator('.st-key-page_menu a', has_text="3 · Softmax").first.click()
-    page.wait_for_selector("h2:has-text('Reading the row of “am”')", timeout=60_000)
+    assert selected_token_said("am") in page.locator('[data-testid="stMain"]').inner_text()
+    page.locator('.st-key-page_menu a', has_text=en("menu.page_step3_softmax")).first.click()
+    page.locator("h2", has_text=en("step3.reading_header", token=quote("am"))).wait_for(timeout=60_000)
     # Back on the start page: after a chip, a choice in the sidebar's list still wins.
-    page.locator('.st-key-page_menu a', has_text="What self-attention does").first.click()
+    page.locator('.st-key-page_menu a', has_text=en("menu.page_home")).first.click()
     wait_for_page(page)
     page.locator('[data-testid="stMain"] [data-testid="stButtonGroup"] button').filter(
         has_text=re.compile("^good$")).click()
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(t => t.textContent === 'Play the four steps for “good”')", timeout=30_000)
+    page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === title)",
+                           arg=en("walkthrough.figure_title", token="good"), timeout=30_000)
     wait_for_page(page)
     page.locator('[data-testid="stSidebar"] .st-key-token [data-testid="stSelectbox"] input').click()
     page.keyboard.press("ArrowDown")  # opens the list
     page.locator('[data-testid="stSelectboxVirtualDropdown"] [role="option"]', has_text="4: .").click()
-    page.wait_for_function("() => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
-                           ".some(t => t.textContent === 'Play the four steps for “.”')", timeout=30_000)
-    assert "The selected token, “.”" in page.locator('[data-testid="stMain"]').inner_text()
+    page.wait_for_function("title => [...document.querySelectorAll('.js-plotly-plot .gtitle')]"
+                           ".some(t => t.textContent === title)",
+                           arg=en("walkthrough.figure_title", token="."), timeout=30_000)
+    assert selected_token_said(".") in page.locator('[data-testid="stMain"]').inner_text()
     context.close()
 
     offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 720})
@@ -315,13 +337,13 @@ def test_playing_and_the_slider_run_in_the_browser_and_the_html_plays_offline(br
     page.wait_for_selector(".js-plotly-plot .main-svg", timeout=30_000)
     assert [url for url in requested if not url.startswith("file:")] == []
     assert f"(1/{frames})" in page.evaluate(HEADING_JS)
-    page.get_by_text("▶ Play").click()
+    page.get_by_text(en("walkthrough.play")).click()
     play_and_wait_for_frame(page, 3)
-    page.get_by_text("❚❚ Pause").click()
+    page.get_by_text(en("walkthrough.pause")).click()
     # For slides: every frame as its own SVG file, named after the view and the frame.
     files = []
     page.on("download", lambda download: files.append(download))
-    page.get_by_text("Save every frame as SVG").click()
+    page.locator("#save-svg").click()
     page.wait_for_function("n => document.querySelector('.js-plotly-plot .annotation-text').textContent"
                            ".includes('(' + n + '/')", arg=frames, timeout=30_000)
     for _ in range(60):  # the last downloads arrive after the last frame is shown
@@ -361,7 +383,7 @@ def test_every_frame_reads_without_clipping_or_overlap(browser, server, sentence
             click_tick(page, rail, ticks, number)
             play_and_wait_for_frame(page, number + 1)
             page.wait_for_timeout(150)
-            texts = [figure for figure in figure_texts(page) if "Play the four steps" in figure["title"]]
+            texts = [figure for figure in figure_texts(page) if figure["title"].startswith(TITLE_START)]
             assert len(texts) == 1 and len(texts[0]["texts"]) > 10  # the walk-through's words were measured
             problems += [f"{'teaching' if teaching else 'normal'}, frame {number + 1}: {problem}"
                          for problem in layout_problems(texts)]

@@ -1,6 +1,7 @@
 """Issue 39: the what-if lab's "no softmax" and word-order lessons, the attention-history drawing, the quiz's answer
 key. Every statement is checked against the numbers it is written from."""
 
+import itertools
 import json
 import re
 
@@ -9,6 +10,7 @@ import plotly.graph_objects as go
 import plotly.io
 import pytest
 from conftest import run_app
+from wording import said, told
 
 from attention import core
 from lessons import whatif
@@ -16,9 +18,19 @@ from lessons.questions import GROUPS, answer_sheet, quiz
 from ui import figures
 from ui.content import words
 from ui.sections.whatif import no_softmax_statements
-from ui.text import head_name, pct, plain_small
+from ui.text import head_name, layer_name, pct, plain_small
 from ui.sections.quiz import shown
 from ui.text import quote
+
+def where_said(name, text, *flags, **fixed):
+    """Where the page says text `name` in `text`, whichever way its branches (`flags`) went: a match whose groups
+    are the values it was filled with (those in `fixed` as given)."""
+    for values in itertools.product((True, False), repeat=len(flags)):
+        found = told(name, **dict(zip(flags, values)), **fixed).search(text)
+        if found:
+            return found
+    return None
+
 
 SENTENCES = ["I am good.", "The quick brown fox jumps over the lazy dog because it was playing in the park."]
 
@@ -90,6 +102,31 @@ def choose(at, variant: str):
     return at
 
 
+def definition(name: str, mode: str) -> str:
+    """The one line that says what variant `name` is (the "other" variant is the projection the mode is not)."""
+    if name == "other":
+        return said("whatif.define_other_" + ("identity" if mode != "identity" else "learned"))
+    return said(f"whatif.define_{name}", **({"factor": f"{whatif.HUGE:g}"} if name == "huge" else {}))
+
+
+@pytest.mark.parametrize("teach", [False, True])
+def test_the_line_under_the_choice_defines_the_variant_chosen_and_no_other(teach):
+    at = run_app("app_pages/whatif.py", "The animal didn't cross the street because it was too tired.", teach=teach)
+    mode = at.session_state["mode"]
+    options = list(at.radio(key="lab_variant").options)
+    assert len(options) == len(whatif.VARIANTS) - 1  # every variant but "normal" is a choice
+    for position in range(1, len(whatif.VARIANTS)):
+        chosen = whatif.VARIANTS[position]
+        choose(at, chosen)
+        assert not at.exception, at.exception
+        captions = [c.value for c in at.caption]
+        texts = captions + [m.value for m in at.markdown]
+        # the chosen one's meaning, in one caption line of its own (on a slide the repeated-token note joins it)
+        assert any(c.startswith(definition(chosen, mode)) and "\n" not in c.strip() for c in captions), chosen
+        others = [name for name in whatif.VARIANTS[1:] if name != chosen]
+        assert not [name for name in others if any(definition(name, mode) in t for t in texts)], chosen
+
+
 def test_the_page_reads_out_no_softmax_from_the_sentence(model):
     at = choose(run_app("app_pages/whatif.py"), "no_softmax")
     assert not at.exception, at.exception
@@ -150,10 +187,13 @@ def test_the_word_order_section_says_its_numbers_and_limits(model, sentence):
     order = whatif.word_order(model.embedding_tables(), ids, analysis.word_ids, analysis.is_special,
                               model.head_weights(0, head), model.layer_weights(0)["ln_eps"])
     me = int(np.flatnonzero(~analysis.is_special)[at.session_state["token"]])
-    assert f"(difference {plain_small(order.gap_without)})" in text and order.gap_without <= 1e-6
+    # a sentence without a repeated word has no note on twins: the text ends at the gap's sentence
+    without = (where_said("whatif.order_without", text, "some")
+               or where_said("whatif.order_without", text, "some", twins=""))
+    assert without["gap"] == plain_small(order.gap_without) and order.gap_without <= 1e-6
     moved = order.moved_with
-    assert f"{pct(moved[me])} of the attention of" in text  # the bars' numbers, read out
-    assert "layer 1" in " ".join(c.value for c in at.caption)  # the code's layer 0, counted from 1
+    assert where_said("whatif.order_with", text, "row_most", "is_most")["moved"] == pct(moved[me])  # the bars' numbers
+    assert layer_name(0) in " ".join(c.value for c in at.caption)  # the code's layer 0, counted from 1
 
 
 @pytest.mark.parametrize("mode", ["identity", "random"])
@@ -195,18 +235,22 @@ def test_new_figures_are_valid_with_a_text_alternative_and_slide_sizes(name, tea
         spec = json.dumps(json.loads(plotly.io.to_json(fig))["layout"].get("annotations", []))
         assert all(int(size) >= 18 for size in re.findall(r'"size": (\d+)', spec))
     if name.startswith("paired bars"):
-        assert "no positions: the bars differ by at most 0.0 percentage points" in sentence
-        assert "differ by at most 30.0 percentage points" in sentence
-    else:
-        assert "A drawing, not a measurement" in sentence and rows[-1][-1] == "1" and rows[-1][1].startswith("3 ")
+        # the two panels' largest gaps between their bars: 0 and |0.3 - 0.6|, in percentage points
+        assert words("diagrams.pairs_gap", language="en", panel="no positions", gap="0.0") in sentence
+        assert words("diagrams.pairs_gap", language="en", panel="with positions", gap="30.0") in sentence
+    else:  # a drawing of 4 words: 4 × 3 / 2 lines, no number on them
+        assert words("diagrams.history_said", language="en", n=4, lines=6) in sentence
+        assert rows[-1][-1] == "1" and rows[-1][1].startswith("3 ")
 
 
-def test_step4_ends_with_the_attention_before_self_attention():
-    at = run_app("app_pages/step4_output.py")
+def test_step4_ends_with_the_attention_before_self_attention(model):
+    at = run_app("app_pages/step4_output.py", "I am good.")
     assert not at.exception, at.exception
     text = "\n".join(m.value for m in at.markdown)
-    assert "Bahdanau" in text and "one word at a time" in text and "3 steps from the first to the last" in text
-    assert any("A drawing, not a measurement" in c.value for c in at.caption)
+    n = sum(t not in model.special_tokens for t in model.tokenize("I am good."))  # the words drawn: 4
+    assert words("history.before", language="en") in text
+    assert words("history.changes", language="en", n_tokens=n, n_steps=n - 1) in text  # n - 1 steps first to last
+    assert words("history.caption", language="en", cut=False, drawn=0, n_tokens=n) in [c.value for c in at.caption]
 
 
 # --- the quiz's answer key ----------------------------------------------------------------------------------

@@ -71,19 +71,26 @@ def test_glossary_page_has_every_entry_with_its_anchor():
 
 
 def test_term_links_point_at_the_glossary_and_keep_the_sentence():
-    link = term_link("[CLS] and [SEP]", query={"sentence": "Dogs bark.", "head": "3"})
-    assert link == "[\\[CLS\\] and \\[SEP\\]](" + GLOSSARY_URL + "?sentence=Dogs+bark.&head=3#cls-and-sep)"
+    from ui.content import words
+
+    link = term_link("[CLS] and [SEP]", query={"sentence": "Dogs bark.", "head": "3"})  # the entry, by its identity
+    name = words("glossary.term_cls_and_sep", language="en")  # the name the entry shows
+    shown = re.sub(r"([][])", r"\\\1", name)  # its brackets escaped, or Markdown reads [CLS] as a link's text
+    assert link == f"[{shown}]({GLOSSARY_URL}?sentence=Dogs+bark.&head=3#cls-and-sep)"
     with pytest.raises(KeyError):
         term_link("no such term")
 
 
 def whys(at):
     """Each "why" question with its answer: a "### " heading and the text after it, or a "More detail: " box."""
+    from ui.content import words
+
+    more = words("step_page.more_detail", language="en", what="")  # the box's name before its subject
     texts = [m.value for m in at.markdown]
     found = {texts[k][4:]: texts[k + 1] for k in range(len(texts) - 1) if texts[k].startswith("### ")}
     for box in at.expander:
-        if box.label.startswith("More detail: ") and box.markdown:
-            found[box.label.removeprefix("More detail: ")] = "\n\n".join(m.value for m in box.markdown)
+        if box.label.startswith(more) and box.markdown:
+            found[box.label.removeprefix(more)] = "\n\n".join(m.value for m in box.markdown)
     return found
 
 
@@ -113,6 +120,8 @@ def test_whatif_draws_the_uniform_picture():
 
     import numpy as np
 
+    from ui.content import words
+
     at = run_app("app_pages/whatif.py")
     assert not at.exception, at.exception
     import base64
@@ -122,7 +131,7 @@ def test_whatif_draws_the_uniform_picture():
                 else np.asarray(y, dtype=float))
 
     bars = next(spec for spec in (json.loads(chart.proto.spec) for chart in at.get("plotly_chart"))
-                if "How far each output is from the average output" in json.dumps(spec["layout"]["title"]))
+                if words("whys.uniform_title", language="en") in json.dumps(spec["layout"]["title"]))
     normal, uniform = (values(trace["y"]) for trace in bars["data"])
     assert np.allclose(uniform, 0, atol=1e-5)  # uniform weights: every output is the same vector, mean(V)
     assert normal.max() > 0.1 and len(normal) == 6  # learned mode: every token the model sees, [CLS] and [SEP] too

@@ -57,6 +57,7 @@ def _languages() -> tuple[str, ...]:
     return (ENGLISH, *folders, PSEUDO)
 
 
+@lru_cache(maxsize=16)  # drawn by the switch on every run; the texts are read once per process
 def language_name(language: str) -> str:
     """A language's name as its own speakers write it (content/<language>/language.toml), for the switch."""
     # the same in every language (a switch names each language in its own words), so a rerun matches it again
@@ -65,9 +66,7 @@ def language_name(language: str) -> str:
 
 def current_language() -> str:
     """The running page's language (the `lang` setting), or English outside a Streamlit run (tests, scripts)."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx  # ui/ may use Streamlit; imported late for bare use
-
-    context = get_script_run_ctx(suppress_warning=True)
+    context = (_get_run_context or _run_context_getter())(suppress_warning=True)
     if context is None:
         return ENGLISH
     # A page asks hundreds of times per run; the session's choice cannot change within a run (the switch reruns the
@@ -76,16 +75,41 @@ def current_language() -> str:
     remembered = getattr(context, "_attention_explainer_language", None)
     if remembered is not None and remembered[0] is run:
         return remembered[1]
-    try:
-        chosen = context.session_state[LANGUAGE_KEY]
-    except KeyError:  # the switch is not made yet on a session's first run (the menu comes first): the link says
-        import streamlit as st
-
-        linked = st.query_params.get(LANGUAGE_KEY, ENGLISH)
-        return linked if linked in _languages() else ENGLISH
-    language = chosen if chosen in _languages() else ENGLISH
+    language = _language_of_run()
     context._attention_explainer_language = (run, language)  # the switch's value holds for the rest of the run
     return language
+
+
+LINKED_KEY = "_lang_in_link"  # the language the session last saw named in its link (None: the link names none)
+
+
+def _language_of_run() -> str:
+    """The session's language (the switch), unless the link names another one than the session last saw in it: a
+    session's first run, or a reload that kept the session after ?lang= was changed by hand. The link wins then.
+    A link without `lang` changes nothing (a page link may leave it out; the switch writes it back each run,
+    ui/widgets/sidebar.py link_language). Decided before the switch is drawn, which shows the result."""
+    import streamlit as st  # ui/ may use Streamlit; imported late for bare use
+
+    state, known = st.session_state, _languages()
+    linked = st.query_params.get(LANGUAGE_KEY)
+    chosen = state.get(LANGUAGE_KEY)
+    if linked in known and linked != state.get(LINKED_KEY):
+        chosen = state[LANGUAGE_KEY] = linked
+        state[LINKED_KEY] = linked
+    elif chosen not in known:
+        chosen = state[LANGUAGE_KEY] = ENGLISH
+    return chosen
+
+
+_get_run_context = None  # Streamlit's get_script_run_ctx, imported at the first ask, not per call
+
+
+def _run_context_getter():
+    global _get_run_context
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    _get_run_context = get_script_run_ctx
+    return get_script_run_ctx
 
 
 @lru_cache(maxsize=256)  # every file of a few languages (content/en has 50): each read once
@@ -127,17 +151,38 @@ def words(name: str, /, language: str | None = None, **values) -> str:
 
     A value missing for a placeholder raises jinja2.UndefinedError; tests render every text (tests/test_content.py)."""
     language = language or current_language()
-    if language == PSEUDO:
-        return pseudo(_template(name, language).render(**values))
-    pieces = _plain_pieces(name, language)
-    if pieces is None:  # branches or expressions: Jinja2 renders it
-        return _template(name, language).render(**values)
+    pieces = None if language == PSEUDO else _plain_pieces(name, language)
+    if pieces is None:  # branches, expressions or the pseudo-language: rendered once per (text, language, values)
+        if (all(type(value) in _SIMPLE for value in values.values())  # with its type: True == 1 == 1.0 as keys
+                and sum(len(value) for value in values.values() if type(value) is str) <= _CACHED_VALUE_CHARS):
+            return _rendered(name, language, *((key, value, type(value)) for key, value in values.items()))
+        return _render(name, language, values)
     # Most texts only place values ("{{ token }}"): filled in directly, ~20× faster than a Jinja2 render and the
     # same text (a page such as the multi-head one fills hundreds per run).
     try:
         return "".join(piece if i % 2 == 0 else str(values[piece]) for i, piece in enumerate(pieces))
     except KeyError as missing:
         raise jinja2.UndefinedError(f"{missing.args[0]!r} is undefined in {name!r}") from None
+
+
+# A rendered text by its (name, language, values), for the renders that cost (Jinja2's ~20 µs, the pseudo-language's
+# accenting): a page's reruns and the class's other sessions ask for the same ones. Only values whose text cannot
+# change behind the key (str, numbers) make a key.
+_SIMPLE = frozenset({str, int, float, bool, type(None)})
+# A long typed text is rendered each time, not kept: the cache stays a few MB (2,048 texts of a few kB) however long
+# the sentences a class types.
+_CACHED_VALUE_CHARS = 400
+
+
+@lru_cache(maxsize=2048)  # ~15 per page view
+def _rendered(name: str, language: str, *values: tuple[str, object, type]) -> str:
+    return _render(name, language, {key: value for key, value, _ in values})
+
+
+def _render(name: str, language: str, values: dict) -> str:
+    if language == PSEUDO:
+        return pseudo(_template(name, language).render(**values))
+    return _template(name, language).render(**values)
 
 
 _PLACE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ui.content import words
+from ui.text import quote
+
 _SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -21,3 +24,17 @@ def unique_labels(tokens) -> list[str]:
         taken.add(label)
         labels[k] = label
     return labels
+
+
+def numbered_note(tokens, labels=None) -> str:
+    """One plain line saying what the raised number means, from the labels drawn (unique_labels(tokens) unless
+    given): "" when no label is numbered, so there is nothing to explain. Named by the first repeat."""
+    tokens = [str(t) for t in tokens]
+    labels = unique_labels(tokens) if labels is None else list(labels)
+    numbered = [k for k, (token, label) in enumerate(zip(tokens, labels)) if label != token]
+    if not numbered:
+        return ""
+    token = tokens[numbered[0]]
+    third = next((labels[k] for k in numbered[1:] if tokens[k] == token), "")
+    return words("pickers.numbered", token=quote(token), second=quote(labels[numbered[0]]),
+                 third=quote(third) if third else "")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from attention.model import AttentionModel, ModelLoadError, SentenceAnalysis, SentenceError
+from attention.model import (MAX_MODEL_NAME_CHARS, MODELS_DIR_ENV_VAR, AttentionModel, ModelChoiceRefused,
+                             ModelLoadError, SentenceAnalysis, SentenceError)
 from serving import models
 from serving.models import analyze, forget_failed_loads
 
@@ -44,6 +45,12 @@ def model_or_stop(s: Settings) -> AttentionModel:
 
 def load_error_text(error: ModelLoadError) -> str:
     """Why the model did not load, in the page's language (serving/models.py ModelRefused), else its message."""
+    if isinstance(error, ModelChoiceRefused):  # before any loading: why the field's value is not accepted
+        if error.kind == "switched_off":
+            return words("model.choice_switched_off", env_var=MODELS_DIR_ENV_VAR)
+        if error.kind == "bad_name":
+            return words("model.choice_bad_name", limit=MAX_MODEL_NAME_CHARS)
+        return words("model.choice_outside", name=md(error.typed))
     if isinstance(error, models.ModelRefused):
         return (words("model.refused_typed", name=md(error.typed)) if error.typed else
                 words("model.refused_server"))

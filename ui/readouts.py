@@ -65,8 +65,8 @@ def no_contrast_note(change, rows) -> str:
 
 
 def share_text(x: float) -> str:
-    """pct, except that a share too small to print as 0.1% says so instead of reading "0.0%"."""
-    return words("readouts.less_than") if 0 < x < 0.0005 else pct(x)
+    """A share in a list, as pct prints every share ("<1%" under 1%: never "0.0%")."""
+    return pct(x)
 
 
 def every_token_lines(view, limit: int = 3) -> list[str]:

@@ -48,8 +48,13 @@ def quote(token: str) -> str:
     return f"“{md(token)}”"
 
 
+LESS_THAN_ONE = "<1%"
+
+
 def pct(x: float) -> str:
-    return f"{100 * x:.0f}%" if x >= 0.01 or x == 0 else f"{100 * x:.1f}%"
+    """A share as every page prints it: whole percents, and "<1%" for a share above 0 but under 1%. One rule, so a
+    list never mixes "3%" with "0.7%" (nor prints "1.0%" for a share just under 1%)."""
+    return LESS_THAN_ONE if 0 < x < 0.01 else f"{100 * x:.0f}%"
 
 
 def plain_small(x: float, at_most: bool = False) -> str:

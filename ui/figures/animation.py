@@ -10,6 +10,7 @@ import json
 import plotly.graph_objects as go
 import plotly.io
 
+from ui.content import words
 from ui.text import no_bidi
 from ui.figures.show import download_config
 
@@ -29,9 +30,10 @@ def with_frames(fig: go.Figure, frames: list[dict]) -> go.Figure:
     return fig
 
 
-def offline_html(fig: go.Figure, filename: str, title: str) -> bytes:
+def offline_html(fig: go.Figure, filename: str, title: str, language: str | None = None) -> bytes:
     """The figure as one HTML file that a teacher opens by double-click, offline: plotly.js inside, stopped
-    on the first frame until Play is pressed."""
+    on the first frame until Play is pressed. language: the page's, bound when the button was made (the file is
+    built on click, outside the page's run)."""
     spec = fig.to_plotly_json()
     # Outside Streamlit: plotly's own light theme (Streamlit themes the figure in the app).
     spec["layout"]["template"] = plotly.io.templates["plotly_white"].to_plotly_json()
@@ -39,7 +41,10 @@ def offline_html(fig: go.Figure, filename: str, title: str) -> bytes:
         include_plotlyjs=True, full_html=True, auto_play=False, default_width="100%", div_id=HTML_PLOT_ID,
         config=download_config(filename))  # the app's toolbar: a 3× PNG of the frame on screen
     page = page.replace("<head>", f'<head><meta charset="utf-8"><title>{html.escape(no_bidi(title))}</title>', 1)
-    saving = SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
+    saving = (SAVE_EVERY_FRAME_HTML.replace("__PLOT__", HTML_PLOT_ID).replace("__NAME__", json.dumps(filename))
+              .replace("__LEAD__", html.escape(words("downloads.save_frames_lead", language=language)))
+              .replace("__PNG__", html.escape(words("downloads.save_frames_png", language=language)))
+              .replace("__SVG__", html.escape(words("downloads.save_frames_svg", language=language))))
     return page.replace("</body>", saving + "</body>", 1).encode("utf-8")
 
 
@@ -47,9 +52,9 @@ HTML_PLOT_ID = "walkthrough"
 # In the downloaded file only (a page of its own, no sanitizer): every frame saved as its own picture, for slides.
 # The browser may ask once whether the page may download several files.
 SAVE_EVERY_FRAME_HTML = """
-<p style="font-family: sans-serif; font-size: 18px; margin: 8px 14px;">For slides:
-<button id="save-png" type="button" style="font-size: 18px;">Save every frame as PNG</button>
-<button id="save-svg" type="button" style="font-size: 18px;">Save every frame as SVG</button></p>
+<p style="font-family: sans-serif; font-size: 18px; margin: 8px 14px;">__LEAD__
+<button id="save-png" type="button" style="font-size: 18px;">__PNG__</button>
+<button id="save-svg" type="button" style="font-size: 18px;">__SVG__</button></p>
 <script>
 (() => {
   const plot = document.getElementById('__PLOT__');

@@ -119,4 +119,5 @@ def flip_html(settings, model, selected: int, language: str | None = None) -> by
     analysis = analyze(settings.sentence, settings.model_name or None)
     fig, _, filename = build(settings, analysis, selected, language=language)
     return offline_html(fig, filename, words("head_flip.file_title", language=language, n_layers=model.n_layers,
-                                             n_heads=model.n_heads, sentence=settings.sentence[:80]))
+                                             n_heads=model.n_heads, sentence=settings.sentence[:80]),
+                        language=language)

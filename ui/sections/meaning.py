@@ -122,9 +122,9 @@ def matrix_section(result: me.Measurement, fact: me.Facts, names: tuple[str, str
                               for label, g, n, sentence in zip(labels, result.meaning, result.numbers,
                                                                result.sentences)))
     if not teaching:
-        heading = words("meaning.header_sentences")
+        heading, language = words("meaning.header_sentences"), current_language()
         st.download_button(words("meaning.download_animation"),
-                           lambda: offline_html(fig, _filename("similarity", result.word), heading),
+                           lambda: offline_html(fig, _filename("similarity", result.word), heading, language),
                            file_name=_filename("similarity", result.word) + ".html", mime="text/html",
                            key="meaning-html", on_click="ignore")
     return fig

@@ -108,10 +108,15 @@ def chosen_words(sentence: str, analysis):
 
 
 def parity_note(sentence: str, s, model, attentions) -> None:
-    """Every number is the model's own attention: the core's recomputation of all heads against it."""
+    """Every number is the model's own attention: the core's recomputation of all heads against it. Not on a slide
+    when they agree: a slide hides the green badge (ui/widgets/page_style.py), and its box alone showed a label
+    without the statement it details; a difference is a warning, which a slide shows whole."""
     parity = float(np.abs(core_attentions(sentence, s.model_name or None) - attentions).max())
     n_heads_total = model.n_layers * model.n_heads
-    st.success(words("pronoun.parity", n_heads=n_heads_total, tiny=parity < 1e-5, difference=f"{parity:.5f}"))
+    if s.teaching and parity < 1e-5:
+        return
+    (st.warning if s.teaching else st.success)(
+        words("pronoun.parity", n_heads=n_heads_total, tiny=parity < 1e-5, difference=f"{parity:.5f}"))
     with st.expander(words("pronoun.exact_label")):
         st.write(words("pronoun.exact", n_heads=n_heads_total, difference=f"{parity:.2e}"))
 

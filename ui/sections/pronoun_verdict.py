@@ -18,19 +18,22 @@ def record_checked(record: pr.Record) -> str:
 
 
 def page_verdict(found: pr.Verdict, a_text: str, b_text: str, pronoun_text: str, board: pr.Scoreboard,
-                 known_as: str = "") -> str:
-    """The page's one verdict: the head chosen in advance, on the sentences it was not chosen on, and what it does on
-    this sentence (one line). No verdict over many heads: they are not independent guesses. known_as: the preset's
-    name when the head is one. Empty without a chosen head."""
+                 known_as: str = "") -> tuple[str, str]:
+    """The page's one verdict on the head chosen in advance, as (first read, how it was measured). The first read is
+    the verdict and what the head does on this sentence: a slide's two sentences. The second is which head, chosen on
+    which sentences, and its record on those it was not chosen on beside a guessing head and the fixed rules: the
+    verdict's effect size and control, one click away. No verdict over many heads: they are not independent guesses.
+    known_as: the preset's name when the head is one. Both empty without a chosen head."""
     record = pr.chosen_record(board)
     if record is None:
-        return ""
-    head = words("pronoun.verdict_head", reading=record.reading, looks=record.looks_at_nouns,
-                 guessing=record.pairs_against_guessing, head=layer_head_name(*record.head), known_as=known_as,
-                 n_selection=record.n_selection, n_checked=record.n_checked)
+        return "", ""
+    verdict = words("pronoun.verdict_head", reading=record.reading, looks=record.looks_at_nouns,
+                    guessing=record.pairs_against_guessing)
     here = words("pronoun.verdict_here", a=quote(a_text), b=quote(b_text), pronoun=quote(pronoun_text),
                  weight_a=pct(float(found.weight_a[record.head])), weight_b=pct(float(found.weight_b[record.head])))
-    return " ".join((head, record_checked(record), here))
+    which = words("pronoun.verdict_which", head=layer_head_name(*record.head), known_as=known_as,
+                  n_selection=record.n_selection, n_checked=record.n_checked)
+    return " ".join((verdict, here)), " ".join((which, record_checked(record), words("pronoun.verdict_below")))
 
 
 def numbers_say(found: pr.Verdict, pronoun_text: str, a_text: str, b_text: str, tokens) -> str:

@@ -96,5 +96,6 @@ def group_name(group: str, language: str | None = None) -> str:
 
 
 def page_title(page: str, language: str | None = None) -> str:
-    """The name of a page a question links to (lessons/questions.py PAGES), by its file name."""
-    return words(f"quiz.page_{Path(page).stem}", language=language)
+    """The name of a page a question links to (lessons/questions.py PAGES), by its file name: the menu's own title,
+    so a page is named one way everywhere."""
+    return words(f"menu.page_{Path(page).stem}", language=language)

@@ -39,7 +39,7 @@ def animation_html(view: View, language: str | None = None) -> bytes:
     """The animation as one HTML file that a teacher opens by double-click, offline."""
     fig, _, filename = build(view, language)
     return offline_html(fig, filename, words("walkthrough.file_title", language=language, token=view.token_label,
-                                             sentence=view.settings.sentence[:80]))
+                                             sentence=view.settings.sentence[:80]), language=language)
 
 
 SHOWN = "walkthrough_shown"  # session state: the student asked for the animation (it then follows every token)

@@ -23,8 +23,8 @@ def _num(x: float) -> str:
 
 
 def _pct(x: float, language: str | None = None) -> str:
-    """The pages' percentages, and "less than 0.1%" where one decimal would print 0.0%."""
-    return words("walkthrough.less_than_tenth", language=language) if 0 < x < 0.001 else pct(x)
+    """The pages' percentages (pct: "<1%" under 1%, never "0.0%")."""
+    return pct(x)
 
 
 def _sum(x: float) -> str:

@@ -49,6 +49,35 @@ def variant_names(temperature: float, other_mode: str) -> dict[str, str]:
             "no_softmax": words("whatif.variant_no_softmax")}
 
 
+def variant_definition(choice: str, other_mode: str) -> str:
+    """What the chosen variant is, in one line: a student needs the meaning of the variant chosen, not of all."""
+    if choice == "other":
+        return (words("whatif.define_other_identity") if other_mode == "identity"
+                else words("whatif.define_other_learned"))
+    if choice == "huge":
+        return words("whatif.define_huge", factor=f"{whatif.HUGE:g}")
+    return {"no_scaling": words("whatif.define_no_scaling"), "temperature": words("whatif.define_temperature"),
+            "causal": words("whatif.define_causal"), "uniform": words("whatif.define_uniform"),
+            "no_softmax": words("whatif.define_no_softmax")}[choice]
+
+
+# On a slide (1920×1080) the two weight heatmaps share the first screen with the sentence row, the title, the
+# choice and its definition. A taller weight heatmap gives its rows less height, down to SLIDE_ROW_PX (still above
+# an 18 px label, so no label is thinned); a longer sentence's grows past the screen rather than that.
+SLIDE_WEIGHTS_PX = 630
+SLIDE_ROW_PX = 24
+AXIS_BAND_PX = 120  # under the rows: the key tokens (upright once they do not fit side by side) and the axis title
+
+
+def fit_slide(fig):
+    """The weight heatmap at most SLIDE_WEIGHTS_PX high on a slide, its rows no lower than SLIDE_ROW_PX."""
+    height, rows = fig.layout.height, len(fig.data[0].y)  # the rows drawn (a focus view keeps some)
+    least = fig.layout.margin.t + AXIS_BAND_PX + rows * SLIDE_ROW_PX
+    if height and height > SLIDE_WEIGHTS_PX:
+        fig.update_layout(height=min(height, max(SLIDE_WEIGHTS_PX, least)))
+    return fig
+
+
 def variant_text(choice: str, runs: dict, temperature: float, other_mode: str) -> str:
     """What the chosen variant did, in the numbers the table and heatmaps show (no softmax has no_softmax_text)."""
     normal, run = runs["normal"], runs[choice]

@@ -71,6 +71,9 @@ SELECTORS: tuple[Selector, ...] = (
     # stayed at 14 px, and only the browser test noticed.
     Selector('[data-testid="stSelectbox"]', KIND_STREAMLIT, "a drop-down in the page, its text larger on a slide",
              (("multihead", True, None),)),
+    Selector('[data-testid="stSliderThumbValue"]', KIND_STREAMLIT,
+             "a slider's value above its handle: larger on a slide, in its own line so it stays off the handle",
+             (("training", True, None),)),
     Selector('[data-selected="true"]', KIND_STREAMLIT,
              "the selected token chip (st.pills): its word in red, not only its button's colour", (HOME,)),
     Selector(".st-key-sentence_inline_box", KIND_KEY,

@@ -58,7 +58,13 @@ def cut_link_text(key: str) -> int | None:
     return cut[1] if cut and cut[0] == state.get(key) else None
 
 
-def _link_notice(key: str, value: str) -> str:
+def _notice_text(notice: tuple) -> str:
+    """A link notice in the page's language, made again on every run: the session may have changed language since
+    the link was read (the notice is kept as its values)."""
+    if notice[0] == "token":
+        _, value, n_tokens = notice
+        return words("links.token_out_of_range", value=md(value[:40]), n_tokens=n_tokens, last=n_tokens - 1)
+    _, key, value = notice
     return words("links.not_valid", key=key, value=md(value[:40]))
 
 
@@ -102,7 +108,8 @@ def link_notices() -> list[str]:
     A key given twice counts with its last value, as Streamlit reads it; every value must be valid. A key the
     app does not know is taken out of the link silently: no page reads it, and no page's address carries it on.
     """
-    if "_link_notices" not in st.session_state:
+    state = st.session_state
+    if LINK_NOTICES not in state:
         for key in [key for key in st.query_params if key not in KNOWN_LINK_KEYS]:
             _drop_link_value(key)
         notices = []
@@ -110,12 +117,17 @@ def link_notices() -> list[str]:
             values = st.query_params.get_all(key)
             bad = next((v for v in values if not valid(v)), None)
             if bad is not None:
-                notices.append(_link_notice(key, bad))
+                notices.append(("not_valid", key, bad))
                 if key == "token":
-                    st.session_state["_link_token_refused"] = True
+                    state["_link_token_refused"] = True
                 _drop_link_value(key)
-        st.session_state["_link_notices"] = notices
-    return st.session_state["_link_notices"]
+        state[LINK_NOTICES] = notices
+    # the run's texts, for the sidebar and for tests that read the session after a page ran without the sidebar
+    state["_link_notices"] = [_notice_text(notice) for notice in state[LINK_NOTICES]]
+    return state["_link_notices"]
+
+
+LINK_NOTICES = "_link_notice_values"  # the session's link notices as values, each made into text in every run
 
 
 def follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int, notices: list[str]) -> None:
@@ -131,8 +143,9 @@ def follow_sentence_with_token(sentence: str, show_special: bool, n_tokens: int,
         number = link_number(raw, n_tokens)
         # one notice for the token: link_notices may have refused its value already
         if raw is not None and number is None and not state.get("_link_token_refused"):
-            notices.append(words("links.token_out_of_range", value=md(raw[:40]), n_tokens=n_tokens,
-                                 last=n_tokens - 1))
+            notice = ("token", raw, n_tokens)
+            state.setdefault(LINK_NOTICES, []).append(notice)  # shown on the session's later runs too
+            notices.append(_notice_text(notice))
         if raw is not None or not isinstance(state.get("token"), int):
             state["token"] = number or 0
     elif previous[0] != sentence:

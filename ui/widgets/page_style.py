@@ -42,6 +42,10 @@ TEACHING_CSS = """<style>
   [data-testid="stMain"] [data-testid="stMarkdownContainer"] li {font-size: 1.45rem;}
   [data-testid="stMain"] [data-testid="stCaptionContainer"] p {font-size: 1.3rem;}
 }
+/* A slider's value sits in a box of fixed offset above its handle: the slide's larger body line (35 px) ran down
+   over the handle. Larger than Streamlit's 14 px, in the box's own 22.4 px line. */
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] [data-testid="stMarkdownContainer"] p {font-size: 1.2rem;
+  line-height: 1.4rem;}
 </style>"""
 
 

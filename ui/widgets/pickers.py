@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.content import words
+from ui.labels import numbered_note
 from ui.text import md, people_number
 from ui.view import View
 from ui.widgets.sidebar import token_chosen
@@ -55,6 +56,7 @@ def token_picker(view: View) -> None:
     """The sentence's tokens as chips right under the title: click a word to explain its row (on a slide too)."""
     layer_head_control(view)
     if len(view.tokens) > TOKEN_PICKER_LIMIT:
+        numbered_caption(view)  # no chips: the axes below are where "the²" first shows
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
     st.session_state["token_chips"] = view.token
@@ -63,6 +65,14 @@ def token_picker(view: View) -> None:
     labels = list(view.labels)
     st.pills(words("pickers.chips_label"), list(range(len(labels))), key="token_chips",
              format_func=lambda j: md(labels[j]), on_change=_pick_token)  # pills render Markdown
+    numbered_caption(view)
+
+
+def numbered_caption(view: View) -> None:
+    """Under the chips, where a label like "the²" first shows: what its raised number means (only when one is)."""
+    note = numbered_note(view.tokens, view.labels)
+    if note:
+        st.caption(note)
 
 
 def kept_key(key: str) -> str:

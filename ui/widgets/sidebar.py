@@ -7,7 +7,7 @@ import dataclasses
 import streamlit as st
 
 from attention.model import ModelLoadError, models_dir
-from ui.content import ENGLISH, LANGUAGE_KEY, language_name, languages, words
+from ui.content import ENGLISH, LANGUAGE_KEY, LINKED_KEY, current_language, language_name, languages, words
 from ui.labels import unique_labels
 from ui.model import get_model
 from ui.settings import (
@@ -148,20 +148,22 @@ def link_layer_head(layer: int, head: int) -> None:
 
 
 def language_from_link() -> None:
-    """Before the language switch is made: on a session's first run, the link's language.
+    """Before the language switch is made: the session's language as the link decides it (ui/content.py
+    _language_of_run: a link naming another language than the session last saw in it wins, on a first run or a
+    reload that kept the session), already settled by the run's first text.
 
     The switch is not bound to the URL by Streamlit: a bound box reads the link's value as one of its shown names
     ("Pseudo-language (…)"), so ?lang=pseudo matched none and the page fell back to English. The link carries the
-    language's code (link_language writes it), as current_language reads it before the switch exists."""
-    state = st.session_state
-    if state.get(LANGUAGE_KEY) not in languages():
-        linked = st.query_params.get(LANGUAGE_KEY)
-        state[LANGUAGE_KEY] = linked if linked in languages() else ENGLISH
+    language's code (link_language writes it)."""
+    current_language()
 
 
 def link_language(language: str) -> None:
     """The page's language in the link as its code; absent for English, like every other default."""
-    if language != ENGLISH:
+    linked = None if language == ENGLISH else language
+    if st.session_state.get(LINKED_KEY, "") != linked:
+        st.session_state[LINKED_KEY] = linked  # the next run's link is this one unless changed outside the page
+    if linked is not None:
         if st.query_params.get(LANGUAGE_KEY) != language:
             st.query_params[LANGUAGE_KEY] = language
     elif LANGUAGE_KEY in st.query_params:
