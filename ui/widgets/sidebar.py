@@ -98,8 +98,10 @@ def sidebar_ui(token_list_in_page: bool = False) -> Settings:
         side.toggle(words("sidebar.predict_label"), key="predict", bind="query-params",
                     help=words("sidebar.predict_help"))
     language_from_link()
-    language = side.selectbox(words("sidebar.language_label"), languages(), key=LANGUAGE_KEY,
-                              format_func=language_name)
+    language = current_language()
+    if switch_shown(language):
+        language = side.selectbox(words("sidebar.language_label"), languages(), key=LANGUAGE_KEY,
+                                  format_func=language_name)
     link_language(language)
     with side.expander(words("sidebar.model_box")):
         allowed = models_dir() is not None
@@ -156,6 +158,13 @@ def language_from_link() -> None:
     ("Pseudo-language (…)"), so ?lang=pseudo matched none and the page fell back to English. The link carries the
     language's code (link_language writes it)."""
     current_language()
+
+
+def switch_shown(language: str) -> bool:
+    """The Language box only where there is a choice to make: a second language in content/, or a page already in
+    another one (the pseudo-language, by its link) that must be able to come back. With English alone, a student
+    would read a box offering English and a testers' pseudo-language."""
+    return language != ENGLISH or len(languages()) > 2
 
 
 def link_language(language: str) -> None:
