@@ -76,6 +76,7 @@ def test_the_drawings_words_come_in_the_pages_language_with_the_slots_it_fills()
             assert slots(text) == slots(marked[key]), key
     assert slots(english["storyTie"]) == {"a", "b", "share_a", "share_b"}
     assert slots(english["storyNumbers"]) == {"x", "y", "list", "ox", "oy"}
+    assert slots(english["barsRuleNumbers"]) == {"a", "qx", "qy", "kx", "ky", "score"}
 
 
 def test_each_examples_story_is_the_one_its_weights_call_for():
@@ -158,6 +159,26 @@ def test_every_example_shows_numpys_numbers(tab):
         shown = drive.displayed(page)
         assert shown["q"] == list(preset.query)
         assert_shows_numpy(shown)
+
+
+@needs_chromium
+def test_the_score_rule_under_the_bars_works_the_top_words_score_out_of_its_numbers(tab):
+    """Under the bars, how a score is made: the top word's query·key, pair by pair, with numpy's numbers."""
+    import re
+
+    page, _ = tab
+    for i, preset in enumerate(by_hand.PRESETS):
+        page.locator(f'.bh button[data-preset="{i}"]').click()
+        n = assert_shows_numpy(drive.displayed(page))
+        top = int(np.argmax(n.weights))
+        line = next(t for t in page.locator(".bh svg text").all_text_contents() if " × " in t and " = " in t)
+        numbers = [float(x) for x in re.findall(r"-?\d+\.\d+", line.replace("−", "-"))]
+        qx, kx, qy, ky, score = numbers
+        assert f"“{by_hand.WORDS[top]}”" in line
+        assert (qx, qy) == pytest.approx(preset.query, abs=0.005)
+        assert (kx, ky) == pytest.approx(by_hand.KEYS[top], abs=0.005)
+        assert score == pytest.approx(n.scores[top], abs=0.005)
+        assert qx * kx + qy * ky == pytest.approx(score, abs=0.02)  # the sum a student can redo from the line
 
 
 @needs_chromium

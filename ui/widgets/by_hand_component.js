@@ -126,7 +126,7 @@ function layout(state) {
   const big = d.teaching ? 1.2 : 1;
   [...svg.querySelectorAll(":scope > g")].forEach((g) => g.remove());
   const rowH = 64;
-  const barsH = 90 + rowH * d.words.length + 40;
+  const barsH = 90 + rowH * d.words.length + 40 + 60 * big;  // + the score's rule, two lines
   const panel = 410;
   const places = wide ? [[0, 0], [panel, 0], [2 * panel, 0]] : [[0, 0], [0, panel + 30], [0, 2 * (panel + 30)]];
   const width = wide ? 3 * panel : panel, height = wide ? Math.max(panel + 40, barsH) : 2 * (panel + 30) + barsH;
@@ -255,6 +255,14 @@ function update(state, event) {
     el("text", { x: col.bar + col.barW + 48, y, "font-size": size, fill: INK, "text-anchor": "end", "font-weight": 600 }, b, pct(n.weights[i]));
   });
   el("text", { x: 8, y: 95 + d.words.length * rowH, "font-size": 13 * big, fill: FAINT }, b, t.barsTotal);
+  // How a score is made, with the top word's own numbers: the query's and the key's numbers pair by pair, added.
+  const top = n.weights.indexOf(Math.max(...n.weights));
+  const signed = (x) => (x < 0 ? `(${num(x)})` : num(x));
+  const rule = { a: d.words[top], qx: signed(q[0]), qy: signed(q[1]), kx: signed(d.keys[top][0]),
+                 ky: signed(d.keys[top][1]), score: num(n.scores[top]) };
+  el("text", { x: 8, y: 95 + d.words.length * rowH + 26 * big, "font-size": 13 * big, fill: INK }, b, t.barsRule);
+  el("text", { x: 8, y: 95 + d.words.length * rowH + 48 * big, "font-size": 13 * big, fill: INK }, b,
+     fill(t.barsRuleNumbers, rule));
   // The numbers as text: the table at once, the spoken summary once the query rests.
   const values = { score: n.scores, scaled: n.scaled, weight: n.weights };
   state.details.querySelectorAll("td").forEach((td) => {

@@ -20,7 +20,8 @@ _DRAWING = component("attention_by_hand", css=(_HERE / "by_hand_component.css").
                      js=(_HERE / "by_hand_component.js").read_text())
 # What the drawing fills in while the query moves: a template gets "{x}" as the value, so every language's text
 # keeps it where its sentence wants it (the pseudo-language leaves values as they are).
-_LIVE = {name: f"{{{name}}}" for name in ("x", "y", "a", "b", "share_a", "share_b", "list", "ox", "oy")}
+_LIVE = {name: f"{{{name}}}" for name in ("x", "y", "a", "b", "share_a", "share_b", "list", "ox", "oy", "qx", "qy",
+                                          "kx", "ky", "score")}
 
 
 def drawing_text(language: str) -> dict:
@@ -50,7 +51,10 @@ def drawing_text(language: str) -> dict:
         "queryArrow": words("by_hand.js_query_arrow", language=language, x=_LIVE["x"], y=_LIVE["y"]),
         "outputArrow": words("by_hand.js_output_arrow", language=language, x=_LIVE["x"], y=_LIVE["y"]),
         "barsTitle": say("js_bars_title"), "barsScore": say("js_bars_score"), "barsWeight": say("js_bars_weight"),
-        "barsTotal": say("js_bars_total"), "storyEven": say("js_story_even"),
+        "barsTotal": say("js_bars_total"), "barsRule": say("js_bars_rule"),
+        "barsRuleNumbers": words("by_hand.js_bars_rule_numbers", language=language, a=_LIVE["a"], qx=_LIVE["qx"],
+                                 qy=_LIVE["qy"], kx=_LIVE["kx"], ky=_LIVE["ky"], score=_LIVE["score"]),
+        "storyEven": say("js_story_even"),
         "storyTie": words("by_hand.js_story_tie", language=language, a=_LIVE["a"], b=_LIVE["b"],
                           share_a=_LIVE["share_a"], share_b=_LIVE["share_b"]),
         "storyLeads": words("by_hand.js_story_leads", language=language, a=_LIVE["a"], share_a=_LIVE["share_a"]),
