@@ -12,6 +12,7 @@ from serving.models import analyze
 from ui import figures
 from ui.content import words
 from ui.model import model_or_stop, warn_if_cut
+from ui.sections.compare import position_note
 from ui.widgets.pickers import layer_head_row
 from ui.widgets.tour import slide_top, step_nav
 from ui.settings import COMPARE_CHARS, settings
@@ -100,6 +101,7 @@ for column, text, run in zip(columns, texts, runs):
         st.markdown(words("compare.looks", word=quote(word), targets=", ".join(
             words("compare.looks_at", share=pct(row[j]), itself=j == position, token=quote(run["keys"][j]))
             for j in order)))
+position_note(runs, word)  # when both rows peak at the same place beside the word: position, not meaning
 
 
 def cosine_of(a, b) -> float:

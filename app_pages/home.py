@@ -14,9 +14,12 @@ from ui.widgets.links import view_link_params
 
 slide_top("app_pages/home.py")  # teaching mode: sentence, examples, Previous / Next
 st.title(words("start.title"))
-st.markdown(words("start.intro"))
+model = preload_model()  # None when the model failed to load: the view below says why
+# What a layer and a head are, before the page's first "layer 2, head 9": the sizes the loaded model has.
+n_layers, n_heads = (model.n_layers, model.n_heads) if model else (0, 0)
+st.markdown(words("start.intro", n_layers=n_layers, n_heads=n_heads, all_heads=n_layers * n_heads))
 if not settings().teaching:  # a slide keeps its first screen for the picture
-    model_card(preload_model())  # None when the model failed to load: the view below says why
+    model_card(model)
 st.page_link("app_pages/meaning.py", icon="📏",
              label=words("start.meaning_link"))
 example_sentences()  # on a slide too: the teacher switches examples there. Before the view: an empty sentence too.

@@ -49,11 +49,12 @@ def follow_the_selected_token(view):
                              key=f"fig-{name}")
 
     with more_detail(words("step1.detail_meets", token=quote(view.token_label))):
-        # Every key the model compares with, [CLS] and [SEP] included in learned mode (step 3 counts them too).
-        me, key_labels = view.base_index, view.base_key_labels
+        # Every key the model compares with, [CLS] and [SEP] included in learned mode: the score matrix below draws
+        # each of them as a column too (View.score_keys).
+        me, key_labels = view.base_index, view.base_labels
         products, scores = explain.query_meets_keys(view.base.q[me], view.base.k)
         st.markdown(words("step1.meets_text", token=quote(view.token_label),
-                          best=readouts.best_score(scores, key_labels, me, view.hidden)))
+                          best=readouts.best_score(scores, key_labels, me)))
         figures.show(figures.query_meets_keys(products, scores, key_labels, view.token_label,
                                               figures.figure_title(words("step1.meets_title", token=view.token_label),
                                                                    view.settings.sentence, view.short_label),
@@ -67,19 +68,19 @@ def follow_the_selected_token(view):
         (r"\text{scores} = Q\,K^{\top}", r"\text{score}_{ij} = q_i \cdot k_j = \sum_{d=1}^{d_k} q_{i,d}\,k_{j,d}"),
         figures.matrix_heatmap(view.drawn_scores(), tokens, view.score_keys,
                                figures.figure_title(words("step1.scores_title"), view.settings.sentence, view.label),
-                               kind="signed", highlight_row=i, teaching=teaching,
-                               last_column=view.last_column("scores")),
+                               kind="signed", highlight_row=i, teaching=teaching),
         "step1_scores",
     )
 
     specials_note(view, folded=False)
-    row = view.base.raw[me]
+    # The row as the matrix draws it: every number it names is in a column the picture has.
+    row, columns = view.drawn_scores()[i], view.score_keys
     lowest = int(np.argmin(row))
-    st.markdown(words("step1.row_text", token=quote(view.token_label), best=readouts.best_score(row, key_labels, me),
-                      lowest=f"{row[lowest]:.2f}", lowest_key=readouts.plain_key(key_labels, lowest, me)))
+    st.markdown(words("step1.row_text", token=quote(view.token_label), best=readouts.best_score(row, columns, i),
+                      lowest=f"{row[lowest]:.2f}", lowest_key=readouts.plain_key(columns, lowest, i)))
     if not teaching:
         with st.expander(words("step1.table_box", token=quote(view.token_label))):
-            tables.dataframe({words("step1.column_key"): key_labels, words("step1.column_score"): np.round(row, 4)},
+            tables.dataframe({words("step1.column_key"): columns, words("step1.column_score"): np.round(row, 4)},
                              hide_index=True)
             figures.show(figures.matrix_heatmap(s.v, tokens, None,
                                                 figures.figure_title(words("step1.v_title"),

@@ -18,24 +18,24 @@ def follow_the_selected_token(view):
     s, tokens, i = view.steps, view.labels, view.token
     teaching = view.settings.teaching
 
-    raw_drawn, scaled_drawn = view.drawn_scores(), view.drawn_scores(scaled=True)  # hidden tokens: their largest
+    raw_drawn, scaled_drawn = view.drawn_scores(), view.drawn_scores(scaled=True)  # markers' keys: own columns
     bound = float(np.abs(raw_drawn).max()) or 1.0  # one colour range for both: the shrinking spread is visible
     st.markdown(words("step2.intro", d_k=s.d_k, root=f"{np.sqrt(s.d_k):.2f}", bound=f"{bound:.1f}"))
     st.latex(r"\text{scaled}_{ij} = \frac{q_i \cdot k_j}{\sqrt{d_k}}")
-    columns = figure_pair(teaching, len(tokens))
+    columns = figure_pair(teaching, len(view.score_keys))  # the wider side: the markers' keys are columns
     for column, name, matrix, title in ((columns[0], "step2_before", raw_drawn, words("step2.raw_title")),
                                         (columns[1], "step2_scaled", scaled_drawn, words("step2.scaled_title"))):
         with column:
             figures.show(figures.matrix_heatmap(matrix, tokens, view.score_keys,
                                                 figures.figure_title(title, view.settings.sentence, view.short_label),
-                                                kind="signed", highlight_row=i, teaching=teaching, bound=bound,
-                                                last_column=view.last_column("scores")),
+                                                kind="signed", highlight_row=i, teaching=teaching, bound=bound),
                          figures.figure_filename(name, view.settings.sentence, view.code), teaching, key=f"fig-{name}")
-    me = view.base_index
-    raw_row, scaled_row = view.base.raw[me], view.base.scaled[me]  # every key, [CLS] and [SEP] included (learned)
+    specials_note(view, folded=not view.is_toy, scores_too=True)  # under the pictures whose columns it names
+    me, drawn_keys = view.base_index, view.score_keys
+    raw_row, scaled_row = raw_drawn[i], scaled_drawn[i]  # the drawn rows: every key, [CLS] and [SEP] included
     st.markdown(words("step2.row_range", token=quote(view.token_label), low=f"{raw_row.min():.2f}",
-                      low_key=quote(view.base_labels[int(raw_row.argmin())]), high=f"{raw_row.max():.2f}",
-                      high_key=quote(view.base_labels[int(raw_row.argmax())]), low_scaled=f"{scaled_row.min():.2f}",
+                      low_key=quote(drawn_keys[int(raw_row.argmin())]), high=f"{raw_row.max():.2f}",
+                      high_key=quote(drawn_keys[int(raw_row.argmax())]), low_scaled=f"{scaled_row.min():.2f}",
                       high_scaled=f"{scaled_row.max():.2f}", every_key=bool(view.hidden.size)))
 
     st.header(words("step2.why_header"))
@@ -84,7 +84,6 @@ def follow_the_selected_token(view):
                 st.markdown(words("step2.entropy_text", changed=abs(after - before) >= 0.005, before=f"{before:.2f}",
                                   after=f"{after:.2f}", picked=quote(picked_label),
                                   every="" if view.is_toy else readouts.token_count(view)))
-    specials_note(view, folded=not view.is_toy, scores_too=True)
     step_downloads(view, "step2_scaled", scaled_drawn, view.score_keys)
     whys.show_step2(view)
     step_nav("app_pages/step2_scaling.py")

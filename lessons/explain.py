@@ -2,7 +2,9 @@
 
 Hiding [CLS]/[SEP] must not change the model's numbers: fold_hidden keeps every row exactly as the model
 computed it over the whole sentence and adds the hidden tokens' share as one extra column, MARKER_COLUMN. Every
-page that hides them draws that one column, for weights (their sum) and scores (combined_hidden) alike.
+page that hides them draws that one column for weights (their sum). Scores do not add up: the score matrices of steps 1
+and 2 draw each hidden key as its own column (ui/view.py score_keys); combined_hidden is the one score that stands for
+them together, which only the walk-through draws, saying so.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def fold_hidden(matrix, shown, hidden):  # [n_q, n], [n_s], [n_h] -> [n_q, n_s +
 
 def combined_hidden(matrix, shown, hidden, scale: float = 1.0):
     # [n_q, n], [n_s], [n_h] -> [n_q, n_s + (1 if n_h else 0)]
-    """Scores with the hidden keys as ONE key, the way the weights fold them: the shown columns as they are, plus
+    """Scores with the hidden keys as ONE key (the walk-through's folded column): the shown columns as they are, plus
     the score one key would need to get the hidden keys' weight together, scale · ln(Σ e^(score / scale)).
 
     Scores do not add up; e-values do. e to this column is the hidden keys' e-values added, so softmax of a drawn

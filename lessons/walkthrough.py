@@ -7,7 +7,8 @@ so the walk-through shows the same numbers as the step pages.
 Columns: a page may show a key as its own column or fold several keys into one (learned mode hides [CLS] and
 [SEP] as one column, lessons/explain.py MARKER_COLUMN). E-values, weights and weighted values add up, so a folded
 column has their sums: the model's whole-sentence row, nothing renormalised. Scores do not add up: a folded column's
-score is the one whose e-value is its keys' e-values added (explain.combined_hidden), as the step pages draw it.
+score is the one whose e-value is its keys' e-values added (explain.combined_hidden); the step pages draw the
+markers' scores apart, and fold them from step 3 on, where weights add up.
 
 Softmax is shown one way, as step 3's table shows it: e to the power of (score − the row's largest), so the largest
 becomes 1 and the e-values' sum is the one step 3 prints.

@@ -13,6 +13,7 @@ import pytest
 from conftest import run_app
 
 from devtools.browser import PAGE_FILES
+from lessons.explain import MARKER_COLUMN
 from ui.sections.markers import ANCHOR
 from ui.text import pct
 
@@ -81,6 +82,30 @@ def test_the_start_page_main_line_is_at_most_400_words(sentence, model):
     count = main_line_words(at)
     print(f"start page, {sentence!r}: {count} words in the main line")
     assert 0 < count <= START_PAGE_LIMIT, count
+
+
+@pytest.mark.parametrize("teach", [False, True])
+def test_the_start_page_says_what_layers_heads_and_markers_are_where_it_first_names_them(model, teach):
+    """A student meets "layer 2, head 9" and "[CLS]+[SEP]" on the first screen: before the first layer and head it
+    names, the page says how many layers and heads the model has (the model's own sizes, not typed in), and where
+    the shares first name the markers' column it says what that column is."""
+    from ui.content import words as text
+
+    n_layers, n_heads = model.n_layers, model.n_heads
+    assert model.analyze(FOUR).attentions.shape[:2] == (n_layers, n_heads)
+    at = run_app("app_pages/home.py", FOUR, teach=teach)
+    assert not at.exception, at.exception
+    read = "\n\n".join(t for kind, t in main_line(at.main) if kind != "plotly_chart").replace("\\", "")
+    first_head = re.search(r"\b[Ll]ayer \d+, head \d+", read)
+    assert first_head, read
+    before = read[:first_head.start()]
+    assert re.search(rf"\b{n_layers} layers\b", before), before
+    assert re.search(rf"\b{n_heads}\b[^.]*\bheads\b", before), before
+    assert re.search(rf"\b{n_layers * n_heads} in all\b", before), before
+    marker = "“" + MARKER_COLUMN + "”"
+    first_marker = read.index(marker)
+    assert read[first_marker + len(marker):].startswith(" " + text("start.markers_aside", language="en")), \
+        read[first_marker - 200:first_marker + 200]
 
 
 def marker_figure(at):

@@ -1,13 +1,15 @@
 """Issue 55 (5): one marker column. With [CLS] and [SEP] hidden, every page and offline file draws them as ONE
-column with one label (explain.MARKER_COLUMN): weights hold the two weights added (rows still add up to 1); scores
-hold the two as one key, the score whose e-value is their e-values added, so softmax of a drawn score row is the
-drawn row of weights. And softmax's arithmetic is shown one way: step 3 and the walk-through print the same sum.
+column of WEIGHTS with one label (explain.MARKER_COLUMN): the two weights added (rows still add up to 1). Raw scores
+do not add up, so the score matrices of steps 1 and 2 give each marker's key its own column, after the words': softmax
+of a drawn score row, the two markers' weights then added, is step 3's drawn row. The walk-through's folded score is
+the one whose e-value is their e-values added. And softmax's arithmetic is shown one way: step 3 and the walk-through
+print the same sum.
 Every expected number is computed here from the model (the `model` fixture), never from the page's code."""
 
 import base64
 import html
 import json
-import math
+import re
 
 import numpy as np
 import pytest
@@ -18,9 +20,10 @@ from lessons.explain import MARKER_COLUMN
 from ui.sections import head_flip as HF
 from ui.labels import unique_labels
 from ui.sections import walkthrough_section as WS
-from ui.settings import Settings
+from ui.settings import DEFAULT_HEAD, DEFAULT_LAYER, Settings
 from ui.view import build_view
 from ui.content import words
+from wording import told
 
 LONG = "The animal didn't cross the street because it was too tired."
 LAYER, HEAD, TOKEN = 1, 8, 9  # TOKEN: “it”, counted among the words
@@ -62,15 +65,10 @@ class Model:
         self.steps = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head)))
         self.words = np.flatnonzero(~analysis.is_special)
         self.markers = np.flatnonzero(analysis.is_special)
-        self.d_k = self.steps.q.shape[1]
         self.attentions = analysis.attentions
 
     def marker_weights(self, weights):  # [n, n] -> [n_words]: the words' rows, [CLS] and [SEP] added
         return np.asarray(weights)[self.words][:, self.markers].sum(axis=1)
-
-    def marker_scores(self, scaled: bool):  # -> [n_words]: the one score whose e-value is both e-values added
-        e_values = np.exp(self.steps.scaled[self.words][:, self.markers]).sum(axis=1)
-        return np.log(e_values) * (1.0 if scaled else math.sqrt(self.d_k))
 
 
 @pytest.fixture(scope="module")
@@ -105,28 +103,35 @@ def by_title(specs, start):
 # --- the step pages ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("teaching", [False, True])
-def test_scores_and_weights_have_one_marker_column_with_the_models_numbers(truth, teaching):
+def test_scores_keep_each_marker_and_weights_fold_them_with_the_models_numbers(truth, teaching):
     step1 = specs_of(page("app_pages/step1_scores.py", teach=teaching))
     step2 = specs_of(page("app_pages/step2_scaling.py", teach=teaching))
     step3 = specs_of(page("app_pages/step3_softmax.py", teach=teaching))
     drawn = {}
-    for name, specs, start in (("raw", step1, words("step1.scores_title")), ("scaled", step2, words("step2.scaled_title")),
+    for name, specs, start in (("raw", step1, words("step1.scores_title")),
+                               ("scaled", step2, words("step2.scaled_title")),
                                ("weights", step3, words("step3.weights_title"))):
         spec = by_title(specs, start)
         (z, keys), = keyed_traces(spec)
-        only_marker_column(keys)
         drawn[name] = (z, keys, rows_of(truth, spec))
-    assert drawn["raw"][1] == drawn["scaled"][1] == drawn["weights"][1]  # one set of columns on every step
-    np.testing.assert_allclose(drawn["raw"][0][:, -1], truth.marker_scores(scaled=False)[drawn["raw"][2]],
-                               rtol=1e-4, atol=1e-3)
-    np.testing.assert_allclose(drawn["scaled"][0][:, -1], truth.marker_scores(scaled=True)[drawn["scaled"][2]],
-                               rtol=1e-4, atol=1e-4)
-    weights, _, rows = drawn["weights"]
+    weights, weight_keys, rows = drawn["weights"]
+    only_marker_column(weight_keys)
+    markers = [label(t) for t in np.array(unique_labels(truth.analysis.tokens))[truth.markers]]
+    assert markers == ["[CLS]", "[SEP]"]
+    for name in ("raw", "scaled"):  # scores: the words' columns as step 3's, then each marker's own
+        assert drawn[name][1] == weight_keys[:-1] + markers, drawn[name][1]
+    columns = np.concatenate([truth.words, truth.markers])
+    for name, scores in (("raw", truth.steps.raw), ("scaled", truth.steps.scaled)):
+        z, _, drawn_rows = drawn[name]
+        np.testing.assert_allclose(z, scores[truth.words[drawn_rows]][:, columns], rtol=1e-4, atol=2e-3)
     np.testing.assert_allclose(weights[:, -1], truth.marker_weights(truth.attentions[LAYER, HEAD])[rows], atol=1e-5)
     np.testing.assert_allclose(weights.sum(axis=1), 1.0, atol=1e-5)  # each row still gives out 100%
-    # One story: softmax of step 2's drawn rows is step 3's drawn rows, the marker column included.
+    # One story: softmax of step 2's drawn rows, the two markers' weights added, is step 3's drawn rows.
     assert drawn["scaled"][2] == rows
-    np.testing.assert_allclose(core.softmax(drawn["scaled"][0]), weights, atol=1e-5)
+    shares = core.softmax(drawn["scaled"][0].astype(np.float64))
+    n_words = len(weight_keys) - 1
+    folded = np.concatenate([shares[:, :n_words], shares[:, n_words:].sum(axis=1, keepdims=True)], axis=1)
+    np.testing.assert_allclose(folded, weights, atol=1e-5)
 
 
 def test_with_the_markers_shown_nothing_is_folded(model):
@@ -220,3 +225,63 @@ def test_step3_and_the_walkthrough_show_softmax_the_same_way(model, token, layer
     fig, lines, _ = WS.build(view)
     boards = " ".join(json.dumps(frame["layout"]) for frame in json.loads(fig.to_json(validate=False))["frames"])
     assert printed in " ".join(lines) and printed in boards  # and so does the walk-through, the same number
+
+
+# --- the row read-outs of the score pages -------------------------------------------------------------------------
+
+SHORT = "I am good."
+
+
+def texts_of(at) -> str:
+    return "\n".join(str(e.value) for kind in ("markdown", "caption") for e in at.main.get(kind))
+
+
+def keys_named(text: str, me: str) -> list[str]:
+    """The keys a piece of read-out names: each “quoted” token, and “its own key” as the selected token."""
+    # Markdown's escapes undone: \[SEP\] is the column [SEP].
+    names = [label(re.sub(r"\\(.)", r"\1", t)) for t in re.findall(r"“([^”]*)”", text)]
+    return names + ([me] if words("readouts.own_key") in text else [])
+
+
+@pytest.mark.parametrize("sentence, layer, head, token", [(SHORT, DEFAULT_LAYER, DEFAULT_HEAD, 0),
+                                                          (LONG, LAYER, HEAD, TOKEN)])
+@pytest.mark.parametrize("teaching", [False, True])
+def test_score_pages_row_read_out_names_drawn_columns_and_the_drawn_range(model, sentence, layer, head, token,
+                                                                          teaching):
+    """The reviewer's slide: step 2 said “range from -16.65 (on “[SEP]”)” beside a matrix with no [SEP] column
+    whose lowest number was -7.0. Every key the read-out of steps 1 and 2 names is a column the figure draws, and the
+    lowest and highest numbers it states are the drawn row's, which are the model's own scores."""
+    analysis = model.analyze(sentence)
+    x = analysis.hidden_states[layer].astype(np.float64)
+    steps = core.run_steps(*core.learned_projection(x, model.head_weights(layer, head)))
+    labels = np.array(unique_labels(analysis.tokens))
+    in_words, markers = np.flatnonzero(~analysis.is_special), np.flatnonzero(analysis.is_special)
+    me = label(labels[in_words[token]])
+    for path, title, scores, name in (("app_pages/step1_scores.py", words("step1.scores_title"), steps.raw,
+                                       "step1.row_text"),
+                                      ("app_pages/step2_scaling.py", words("step2.raw_title"), steps.raw,
+                                       "step2.row_range")):
+        at = run_app(path, sentence, layer=layer, head=head, token=token, teach=teaching)
+        assert not at.exception, at.exception
+        (z, keys), = keyed_traces(by_title(specs_of(at), title))
+        rows = [label(y) for y in by_title(specs_of(at), title)["data"][0]["y"]]
+        drawn = z[rows.index(me)]
+        # The drawn row is the model's: every key of the sentence, the markers' after the words'.
+        np.testing.assert_allclose(drawn, scores[in_words[token]][np.concatenate([in_words, markers])],
+                                   rtol=1e-4, atol=2e-3)
+        said = told(name, every_key=True) if name == "step2.row_range" else told(name)
+        found = said.search(texts_of(at))
+        assert found, texts_of(at)
+        if name == "step1.row_text":
+            named = keys_named(found.group("best"), me) + keys_named(found.group("lowest_key"), me)
+            high = float(re.search(r"\(\*{0,2}(-?\d+\.\d\d)\*{0,2}\)", found.group("best")).group(1))
+            low = float(found.group("lowest"))
+        else:
+            named = keys_named(found.group("low_key"), me) + keys_named(found.group("high_key"), me)
+            high, low = float(found.group("high")), float(found.group("low"))
+            assert float(found.group("high_scaled")) == pytest.approx(drawn.max() / np.sqrt(steps.d_k), abs=0.006)
+            assert float(found.group("low_scaled")) == pytest.approx(drawn.min() / np.sqrt(steps.d_k), abs=0.006)
+        assert named and all(key in keys for key in named), (named, keys)
+        assert high == pytest.approx(drawn.max(), abs=0.006) and low == pytest.approx(drawn.min(), abs=0.006)
+        assert keys[int(drawn.argmax())] in named or found.group(0).count("tie")  # the highest is named
+        assert keys[int(drawn.argmin())] in named

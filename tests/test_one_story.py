@@ -130,15 +130,18 @@ def test_step1_and_step2_show_what_step3_counts(name):
     at = run("app_pages/step1_scores.py", **VIEWS[name])
     me = selected(at)
     scores, rows, keys = heatmap(figures_of(at)[words("step1.scores_title")])
-    assert keys == weight_keys  # the same columns as step 3, the hidden markers as one key too
+    # The same columns as step 3, except that raw scores do not add up: step 3's one column of the hidden markers'
+    # weights added is, in the scores, one column per marker ([CLS] and [SEP], in the sentence's order).
+    specials = [t for t in ("[CLS]", "[SEP]") if t not in rows]
+    assert keys == (weight_keys[:-1] + specials if specials else weight_keys)
     assert rows == [r for r in weight_keys[:len(rows)]]
     one_query = figures_of(at)[f"q({rows[me]}) × each key"]["data"][1]
     every_key = decode(one_query["x"]).astype(float)
     meets = told("step1.meets_text").search("\n".join(text_of(at)))
     best = meets and re.search(r"\(\*\*(-?\d+\.\d\d)\*\*\)", meets.group("best"))
     assert best and float(best.group(1)) == pytest.approx(every_key.max(), abs=0.006)
-    # The largest score is drawn too (the markers' one column is at least the larger of their two scores).
-    assert scores[me].max() >= every_key.max() - 1e-3
+    # Every key's score is drawn: the row's largest is the largest the page names.
+    assert scores[me].max() == pytest.approx(every_key.max(), abs=1e-3)
     assert len(every_key) == len(rows) + 2  # every key the model compares with: [CLS] and [SEP] as rows
 
     at = run("app_pages/step2_scaling.py", **VIEWS[name])

@@ -52,7 +52,7 @@ def bottom(locator) -> float:
 @browser_only
 @pytest.mark.browser
 @pytest.mark.parametrize("sentence", [SHORT, LONG])
-def test_by_hand_says_what_the_drawing_shows_on_the_first_screen(slide_server, projector, sentence):
+def test_by_hand_says_what_the_drawing_shows_on_the_first_screen(slide_server, projector, sentence):  # noqa: F811
     open_slide(projector, slide_server, "app_pages/by_hand.py", sentence)
     live = projector.locator(".bh-live").first
     live.wait_for()
@@ -64,7 +64,7 @@ def test_by_hand_says_what_the_drawing_shows_on_the_first_screen(slide_server, p
 @browser_only
 @pytest.mark.browser
 @pytest.mark.parametrize("sentence", [SHORT, LONG])
-def test_both_of_the_compare_pages_heatmaps_are_on_the_first_screen(slide_server, projector, sentence):
+def test_both_of_the_compare_pages_heatmaps_are_on_the_first_screen(slide_server, projector, sentence):  # noqa: F811
     open_slide(projector, slide_server, "app_pages/compare.py", sentence)
     figures = projector.locator('[data-testid="stMain"] .js-plotly-plot')
     assert figures.count() >= 2
@@ -74,7 +74,7 @@ def test_both_of_the_compare_pages_heatmaps_are_on_the_first_screen(slide_server
 @browser_only
 @pytest.mark.browser
 @pytest.mark.parametrize("sentence", [SHORT, LONG])
-def test_both_of_the_whatif_weight_heatmaps_are_on_the_first_screen(slide_server, projector, sentence):
+def test_both_of_the_whatif_weight_heatmaps_are_on_the_first_screen(slide_server, projector, sentence):  # noqa: F811
     open_slide(projector, slide_server, "app_pages/whatif.py", sentence)
     # normal beside the changed computation: the slide's point (the output heatmaps under them may scroll)
     weights = projector.locator('[data-testid="stMain"] .js-plotly-plot').filter(has_text=lead("whatif.figure_weights"))
@@ -84,7 +84,7 @@ def test_both_of_the_whatif_weight_heatmaps_are_on_the_first_screen(slide_server
 
 @browser_only
 @pytest.mark.browser
-def test_a_sliders_value_stays_off_its_handle_on_a_slide(slide_server, projector):
+def test_a_sliders_value_stays_off_its_handle_on_a_slide(slide_server, projector):  # noqa: F811
     open_slide(projector, slide_server, "app_pages/training.py", SHORT)
     slider = projector.locator('[data-testid="stMain"] [data-testid="stSlider"]').first
     value = slider.locator('[data-testid="stSliderThumbValue"] p').first

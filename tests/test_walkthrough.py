@@ -55,10 +55,16 @@ def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, 
     products, scores = explain.query_meets_keys(view.steps.q[i], view.steps.k)  # what step 1 draws
     raw_columns = walk.score_per_column(walk.raw, walk.scale)
     np.testing.assert_allclose(raw_columns[:n_shown], scores, atol=1e-9)
-    # The folded column's score is step 1's marker column: the two as one key (e-values add up, scores do not).
-    np.testing.assert_allclose(raw_columns, view.drawn_scores()[i], atol=1e-9)
-    # Step 2: the scaled row, as step 2 draws it, the marker column too.
-    np.testing.assert_allclose(walk.score_per_column(walk.scaled), view.drawn_scores(scaled=True)[i], atol=1e-9)
+    # The shown keys' scores are step 1's drawn row (which gives [CLS] and [SEP] their own columns after them); the
+    # folded column is the two as one key (e-values add up, scores do not: explain.combined_hidden).
+    np.testing.assert_allclose(raw_columns[:n_shown], view.drawn_scores()[i][:n_shown], atol=1e-9)
+    np.testing.assert_allclose(raw_columns, explain.combined_hidden(view.base.raw[row][None], view.shown, view.hidden,
+                                                                    walk.scale)[0], atol=1e-9)
+    # Step 2: the scaled row, as step 2 draws it, and the folded column the same way.
+    scaled_columns = walk.score_per_column(walk.scaled)
+    np.testing.assert_allclose(scaled_columns[:n_shown], view.drawn_scores(scaled=True)[i][:n_shown], atol=1e-9)
+    np.testing.assert_allclose(scaled_columns, explain.combined_hidden(view.base.scaled[row][None], view.shown,
+                                                                       view.hidden)[0], atol=1e-9)
     assert walk.scale == pytest.approx(math.sqrt(view.steps.d_k))
     # Step 3: the weights are the step pages' row and the model's own attention (hidden tokens folded).
     np.testing.assert_allclose(walk.column_weights, view.weights[i], atol=1e-12)

@@ -1,7 +1,9 @@
-"""Token labels a student can tell apart: a repeated word gets a small number, "the", "the²", "the³"."""
+"""Token labels a student can tell apart: a repeated word gets a small number, "the", "the²", "the³"; and the line
+saying where the tokens differ from the words typed ("I" read as "i", "didn't" as "didn" "'" "t")."""
 
 from __future__ import annotations
 
+from lessons.tokens_said import token_changes
 from ui.content import words
 from ui.text import quote
 
@@ -38,3 +40,15 @@ def numbered_note(tokens, labels=None) -> str:
     third = next((labels[k] for k in numbered[1:] if tokens[k] == token), "")
     return words("pickers.numbered", token=quote(token), second=quote(labels[numbered[0]]),
                  third=quote(third) if third else "")
+
+
+def changed_note(sentence: str, tokens, special=()) -> str:
+    """One plain line naming the first word the model reads in small letters and the first it reads as several
+    tokens, measured on the sentence and its tokens: "" when the tokens are the words as typed."""
+    changes = token_changes(sentence, tokens, special)
+    if not changes:
+        return ""
+    lowered, split = changes.lowercased, changes.split
+    return words("pickers.changed", lowered=quote(lowered.word) if lowered else "",
+                 read=quote(lowered.read) if lowered else "", split=quote(split.word) if split else "",
+                 pieces=" ".join(quote(t) for t in split.tokens) if split else "")

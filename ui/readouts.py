@@ -22,8 +22,8 @@ def plain_key(labels, j: int, me: int | None) -> str:
     return words("readouts.own_key") if j == me else quote(labels[j])
 
 
-def best_score(row, labels, me: int | None, hidden=()) -> str:
-    """ "the key of “am” (3.21)", or a tie, and a note when the winner is a token hidden from the matrix."""
+def best_score(row, labels, me: int | None) -> str:
+    """ "the key of “am” (3.21)", or a tie (the row as drawn: every key it names is a column)."""
     row = np.asarray(row, dtype=np.float64)
     order = np.argsort(row)[::-1]
     best = int(order[0])
@@ -31,10 +31,7 @@ def best_score(row, labels, me: int | None, hidden=()) -> str:
     if len(tied) > 1:
         names = ", ".join(key_name(labels, j, me) for j in tied[:4])
         return words("readouts.score_tie", names=names, score=f"{row[best]:.2f}")
-    text = words("readouts.score_best", name=key_name(labels, best, me), score=f"{row[best]:.2f}")
-    if best in set(int(h) for h in hidden):
-        text += words("readouts.score_hidden")
-    return text
+    return words("readouts.score_best", name=key_name(labels, best, me), score=f"{row[best]:.2f}")
 
 
 def shares(row, labels, me: int | None, limit: int = 5, floor: float = 0.01, verb: str = "on") -> str:

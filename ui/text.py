@@ -27,7 +27,7 @@ def md(text: str) -> str:
 
 
 # Bidirectional controls: embeddings, overrides, isolates and marks. One U+202E in a sentence turned the rest of a
-# figure's title line ("learned weights, layer 2, head 9") around; md() blanks them in page text, figures and
+# figure's title line ("learned projections, layer 2, head 9") around; md() blanks them in page text, figures and
 # exported files drop them here. (Other invisible characters, such as the joiner inside an emoji, stay.)
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _NO_BIDI = str.maketrans("", "", BIDI_CONTROLS)

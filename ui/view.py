@@ -91,29 +91,38 @@ class View:
 
     def last_column(self, kind: str = "weights") -> str | None:
         """What the hidden markers' column holds, said in the figure: the two weights added (so each row still adds
-        up to 1), or for scores the two as one key (explain.combined_hidden); None without one."""
-        if self.is_toy or not self.hidden.size:
+        up to 1); None without one. Scores have no such column (score_keys): kind "scores" gives None."""
+        if self.is_toy or not self.hidden.size or kind != "weights":
             return None
-        return words("view.last_column_weights") if kind == "weights" else words("view.last_column_scores")
+        return words("view.last_column_weights")
 
     def fold(self, matrix):  # [..., n_all] -> [..., len(key_labels)]
         """Columns over the whole sentence -> the shown ones plus the hidden ones added up (learned mode)."""
         return explain.fold_hidden(matrix, self.shown, self.hidden)
 
     @property
+    def marker_labels(self) -> list[str]:
+        """The hidden markers' own labels ("[CLS]", "[SEP]"): learned mode with them hidden, else none."""
+        return [] if self.is_toy else [self.base_labels[j] for j in self.hidden]
+
+    @property
+    def score_columns(self) -> np.ndarray:
+        """The keys of a score matrix's columns, as positions in `base`: the shown tokens, then each hidden one."""
+        return np.arange(len(self.tokens)) if self.is_toy else np.concatenate([self.shown, self.hidden])
+
+    @property
     def score_keys(self) -> list[str]:
-        """Columns of a score matrix: the same as the weights' (key_labels), the hidden ones as one key."""
-        return self.key_labels
+        """Columns of a score matrix: the shown tokens, then in learned mode each hidden marker as its OWN column.
+        Raw scores are not shares: two keys' scores add up to no score of anything, so the markers are merged into
+        one column (key_labels) only from step 3 on, where their weights add up."""
+        return self.labels + self.marker_labels
 
     def drawn_scores(self, scaled: bool = False) -> np.ndarray:  # -> [n_shown, len(score_keys)]
         """The raw (or scaled) scores as steps 1 and 2 draw them: in learned mode the shown tokens' rows over the
-        whole sentence, the hidden tokens as one key (explain.combined_hidden), so softmax of a drawn scaled row
-        is step 3's drawn row of weights."""
+        whole sentence, every number the model's own, the hidden markers' keys as the last columns."""
         if self.is_toy:
             return self.steps.scaled if scaled else self.steps.raw
-        matrix = (self.full.scaled if scaled else self.full.raw)[self.shown]
-        return explain.combined_hidden(matrix, self.shown, self.hidden,
-                                       scale=1.0 if scaled else float(np.sqrt(self.full.d_k)))
+        return (self.full.scaled if scaled else self.full.raw)[self.shown][:, self.score_columns]
 
     @property
     def base_key_labels(self) -> list[str]:

@@ -146,6 +146,9 @@ def follow_the_selected_token():
     hidden = weights_hidden(view)
     focus = (words("start.focus_hidden") if hidden  # predict first: its shares wait for the reveal
              else readouts.shares(weights[i], keys, i, limit=4))  # the largest; "0.0% on …" would teach nothing
+    column = quote(view.hidden_label)  # the folded markers, named here before the section below explains them
+    if view.hidden.size and column in focus:
+        focus = focus.replace(column, f"{column} {words('start.markers_aside')}", 1)
     st.markdown(words("start.where_each_word_looks", head=view.label, token=quote(view.token_label), focus=focus,
                       teaching=view.settings.teaching, anchor=WALKTHROUGH_ANCHOR))
     token_picker(view)

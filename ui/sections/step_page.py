@@ -9,6 +9,7 @@ import streamlit as st
 
 from ui import figures
 from ui.content import words
+from ui.text import quote
 from ui.settings import (
     settings,
 )
@@ -83,17 +84,20 @@ def _token_part(follow_the_selected_token: Callable[[View], None]) -> None:
 def specials_note(view: View, folded: bool = True, scores_too: bool = False) -> None:
     """What [CLS] and [SEP] are, said where the weights first show them (learned mode only).
 
-    folded: the page's weights carry the hidden tokens as one column; False for pages that simply leave
-    them out (the scores of steps 1 and 2)."""
+    folded: the page's weights carry the hidden tokens as one column; False for a page of scores only (step 1).
+    scores_too: the page draws score matrices as well (step 2). Scores keep each marker's own column (View.score_keys):
+    only weights add up."""
     if view.is_toy:
         return
     # Explained once, with a picture, on the start page (ui/sections/markers.py): here a few words and a link.
     parts = [words("step_page.markers", link=markers_link())]
     if view.hidden.size:
-        parts.append(words("step_page.markers_weights", column=view.hidden_label) if folded else
-                     words("step_page.markers_scores", column=view.score_keys[-1]))
+        if scores_too or not folded:
+            parts.append(words("step_page.markers_scores", count=len(view.marker_labels), column=view.hidden_label,
+                               columns=words("readouts.marker_and").join(quote(m) for m in view.marker_labels),
+                               bars=folded))
+        else:
+            parts.append(words("step_page.markers_weights", column=view.hidden_label))
         if not view.settings.teaching:
-            parts.append(words("step_page.markers_apart"))
-        if folded and scores_too:  # step 2: score matrices and a row of weights on one page, the same column in both
-            parts.append(words("step_page.markers_scores_too", column=view.score_keys[-1]))
+            parts.append(words("step_page.markers_apart", rows=scores_too or not folded))
     st.caption(" ".join(parts))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui.content import words
-from ui.labels import numbered_note
+from ui.labels import changed_note, numbered_note
 from ui.text import md, people_number
 from ui.view import View
 from ui.widgets.sidebar import token_chosen
@@ -56,6 +56,7 @@ def token_picker(view: View) -> None:
     """The sentence's tokens as chips right under the title: click a word to explain its row (on a slide too)."""
     layer_head_control(view)
     if len(view.tokens) > TOKEN_PICKER_LIMIT:
+        changed_caption(view)
         numbered_caption(view)  # no chips: the axes below are where "the²" first shows
         return
     # Follow the sidebar (and a new sentence) on every run: set before the widget exists.
@@ -65,7 +66,16 @@ def token_picker(view: View) -> None:
     labels = list(view.labels)
     st.pills(words("pickers.chips_label"), list(range(len(labels))), key="token_chips",
              format_func=lambda j: md(labels[j]), on_change=_pick_token)  # pills render Markdown
+    changed_caption(view)
     numbered_caption(view)
+
+
+def changed_caption(view: View) -> None:
+    """Under the chips: where the model's tokens differ from the words typed ("I" read as "i", "didn't" as three
+    tokens), measured on the whole sentence the model read; nothing when they do not."""
+    note = changed_note(view.analysis.sentence, view.analysis.tokens, view.model.special_tokens)
+    if note:
+        st.caption(note)
 
 
 def numbered_caption(view: View) -> None:
