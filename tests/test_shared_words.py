@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 from ui.content import MARK_OPEN, PSEUDO, languages, words
-from ui.readouts import shares, share_text
+from ui.readouts import shares
+from ui.text import pct
 from ui.settings import EXAMPLES, HEAD_PRESETS, MODES, preset_help, preset_name
 from ui.turns import WAITING
 from ui.widgets.downloads import matrix_csv
@@ -37,7 +38,7 @@ def test_a_rows_shares_name_its_own_numbers_and_count_the_rest():
     assert "10% on the one other key" in one_left
     uniform = shares(np.full(4, 0.25), list("abcd"), me=None, verb="from")
     assert uniform == words("readouts.shares_uniform", share="25%", verb="from", n=4)
-    assert share_text(0.0001) == "<1%" and share_text(0.25) == "25%"
+    assert pct(0.0001) == "<1%" and pct(0.25) == "25%"
 
 
 def test_each_waiting_notice_states_the_tabs_place():

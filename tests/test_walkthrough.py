@@ -26,7 +26,7 @@ from ui.sections import whys
 from ui.content import PSEUDO, english_runs, source, words
 from wording import without_icon
 from ui.settings import Settings
-from ui.text import quote
+from ui.text import pct, quote
 from ui.view import build_view
 
 LONG = "The animal didn't cross the street because it was too tired."
@@ -106,8 +106,8 @@ def test_the_frames_carry_the_step_pages_numbers(model, sentence, token, layer, 
     words, own = whys.other_words_share(view)
     markers = 1.0 - words - own
     printed = line_of["output"]
-    assert WT._pct(own) in printed and WT._pct(words) in printed, printed
-    assert markers < 0.005 or WT._pct(markers) in printed, printed
+    assert pct(own) in printed and pct(words) in printed, printed
+    assert markers < 0.005 or pct(markers) in printed, printed
 
 
 @pytest.mark.parametrize("mode, special", [("learned", True), ("identity", False), ("random", False)])

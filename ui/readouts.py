@@ -61,11 +61,6 @@ def no_contrast_note(change, rows) -> str:
                  preset=preset_name(NEXT_WORD_PRESET))
 
 
-def share_text(x: float) -> str:
-    """A share in a list, as pct prints every share ("<1%" under 1%: never "0.0%")."""
-    return pct(x)
-
-
 def every_token_lines(view, limit: int = 3) -> list[str]:
     """One line per shown token, from the drawn weights: where it looks (its largest share) and what its output
     mixes (step 4: each value times its share). A largest share on the hidden markers' column names each marker's
@@ -80,7 +75,7 @@ def every_token_lines(view, limit: int = 3) -> list[str]:
         markers = ""
         if top >= len(labels):  # the folded column of the hidden markers: each one's own share, from the model's row
             markers = ", ".join(words("readouts.marker_share", marker=md(view.analysis.tokens[j]),
-                                      share=share_text(float(view.full.weights[view.shown[i], j])))
+                                      share=pct(float(view.full.weights[view.shown[i], j])))
                                 for j in view.hidden)
         named = [j for j in order[:limit] if row[j] >= 0.01] or order[:1]
         parts = [words("readouts.weight_part", share=pct(row[j]), key=itself if j == i else quote(keys[j]))
@@ -88,7 +83,7 @@ def every_token_lines(view, limit: int = 3) -> list[str]:
         rest = [j for j in order if j not in named]
         if rest:
             left = float(row[rest].sum())
-            parts.append(words("readouts.weight_part", share=share_text(left) if left > 0 else
+            parts.append(words("readouts.weight_part", share=pct(left) if left > 0 else
                                words("readouts.nothing"), key=words("readouts.rest_keys", n=len(rest))))
         # weights, not shares of the output: a long value vector adds more than its weight (step 4)
         lines.append(words("readouts.token_line", token=quote(label), where=itself if top == i else quote(keys[top]),
@@ -132,5 +127,5 @@ def word_parts(view, row, keys, limit: int = 4) -> str:
     parts = [f"{quote(keys[j])} {pct(row[j])}" for j in others[:limit]]
     if len(others) > limit:
         parts.append(words("readouts.more_words", n=len(others) - limit,
-                           share=share_text(float(sum(row[j] for j in others[limit:])))))
+                           share=pct(float(sum(row[j] for j in others[limit:])))))
     return " + ".join(parts)

@@ -22,11 +22,6 @@ def _num(x: float) -> str:
     return f"{x:.2f}".replace("-", "−")
 
 
-def _pct(x: float, language: str | None = None) -> str:
-    """The pages' percentages (pct: "<1%" under 1%, never "0.0%")."""
-    return pct(x)
-
-
 def _sum(x: float) -> str:
     """The e-values' sum with step 3's three decimals, so both pages print the same number."""
     return f"{x:.3f}"
@@ -101,19 +96,19 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             top = [c for c in order[:3] if weights[c] >= 0.01] or order[:1]
             shown_total = sum(round(100 * w) for w in weights)  # what the bars' whole-percent labels add up to
             lines.append(words("walkthrough.caption_weights", language=language, total=_sum(walk.exp_total),
-                               parts=[(_pct(weights[c], language), who(c)) for c in top], shown_total=shown_total))
+                               parts=[(pct(weights[c]), who(c)) for c in top], shown_total=shown_total))
         elif frame.kind == "share":
             c = frame.columns[0]
             what = "own" if c == query_column else "one"
             if len(walk.groups[c]) > 1:
                 what = "folded"
-            lines.append(words("walkthrough.caption_share", language=language, share=_pct(weights[c], language),
+            lines.append(words("walkthrough.caption_share", language=language, share=pct(weights[c]),
                                what=what, token=_q(columns[c]), hidden=[key_names[j] for j in walk.groups[c]],
                                me=me))
         elif frame.kind == "others":
             share = weights[list(frame.columns)].sum()
             lines.append(words("walkthrough.caption_others", language=language, count=len(frame.columns),
-                               share=_pct(share, language)))
+                               share=pct(share)))
         else:  # the output
             # Split as step 4 splits it: own value, the other words, and [CLS]/[SEP] (a folded column).
             own = weights[query_column]
@@ -121,8 +116,8 @@ def captions(walk: Walkthrough, columns: list[str], key_names: list[str], query_
             others = max(1 - own - markers, 0.0)
             # Weights, said as weights: a weight is not a share of the output vector (values differ in length).
             lines.append(words("walkthrough.caption_output", language=language, me=me, size=walk.output.size,
-                               own=_pct(own, language), others=_pct(others, language),
-                               markers=_pct(markers, language) if folded and markers >= 0.005 else ""))
+                               own=pct(own), others=pct(others),
+                               markers=pct(markers) if folded and markers >= 0.005 else ""))
     return lines
 
 
@@ -153,7 +148,7 @@ def frame_words(walk: Walkthrough, frame, labels: list[str], query_label: str, d
         power, total = _power(walk.shift, language), _sum(walk.exp_total)
         board = (words("walkthrough.board_exp", language=language, power=power, total=total) if frame.kind == "exp"
                  else words("walkthrough.board_weights", language=language, power=power, total=total,
-                            bars=_pct(sum(frame.bars), language)))
+                            bars=pct(sum(frame.bars))))
     elif frame.kind == "row":
         board = words("walkthrough.board_row", language=language, token=html.escape(query_label, quote=False))
     elif frame.kind == "rest":
